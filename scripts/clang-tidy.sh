@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# clang-tidy over the project's own sources (src/), from a clang build dir.
+set -euo pipefail
+build=${1:?usage: clang-tidy.sh CLANG_BUILD_DIR}
+cd "$(dirname "$0")/.."
+mapfile -t files < <(find src -name '*.cpp' | sort)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+run-clang-tidy -quiet -p "$build" -j "$(nproc)" "${files[@]}" >"$log" 2>&1 || status=$?
+grep -v -E '^[0-9]+ warnings? generated|^Suppressed [0-9]+ warnings|^Use -header-filter|^Use -system-headers|^clang-tidy-14 |^Running clang-tidy' "$log" || true
+if [ "$status" -ne 0 ]; then
+	echo "clang-tidy: findings above (exit $status)" >&2
+	exit 1
+fi
+echo "clang-tidy: ${#files[@]} files clean"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Installs what building and testing rbd-volume needs on Debian 12. Idempotent.
+set -euo pipefail
+
+packages=(
+	# build
+	meson ninja-build pkg-config g++
+	libtomlplusplus-dev libexpected-dev libmount-dev libblkid-dev
+	# tests, lint, sanitizers and the fuzzer
+	libgtest-dev libgmock-dev
+	# the integration suite: filesystems and the signatures it must never format
+	util-linux e2fsprogs xfsprogs btrfs-progs cryptsetup-bin fdisk lvm2
+	clang clang-format clang-tidy libclang-rt-14-dev
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: run as root (apt-get needs it)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The whole test run, as CI does it: install, lint, build with gcc and clang,
+# run every suite (once plain, once under ASan+UBSan), fuzz the spec parser.
+# Ends with one line: "tests: N passed, N failed, N skipped".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+builds=(build-ci build-asan build-clang)
+
+section() { printf '\n==== %s\n' "$*"; }
+
+section "dependencies"
+scripts/install-deps.sh
+
+section "clang-format"
+mapfile -t sources < <(find src tests -name '*.cpp' -o -name '*.hpp' | sort)
+clang-format --dry-run --Werror "${sources[@]}"
+echo "${#sources[@]} files formatted"
+
+section "gcc build (-Werror)"
+rm -rf "${builds[@]}"
+meson setup build-ci --buildtype=debugoptimized >/dev/null
+meson compile -C build-ci
+
+section "gcc build with ASan+UBSan"
+meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+meson compile -C build-asan
+
+section "clang build with the fuzzer, ASan+UBSan"
+CXX=clang++ meson setup build-clang -Dfuzzer=true -Db_sanitize=address,undefined \
+	-Db_lundef=false >/dev/null
+meson compile -C build-clang
+
+section "clang-tidy (src/)"
+scripts/clang-tidy.sh build-clang
+
+section "fuzzing the spec parser for ${FUZZ_SECONDS}s"
+tests/fuzz/run-spec-fuzz.sh build-clang "$FUZZ_SECONDS"
+
+status=0
+section "tests under ASan+UBSan"
+RBDV_REQUIRE_INTEGRATION=1 meson test -C build-asan --setup sanitize --print-errorlogs --num-processes "$(nproc)" || status=1
+section "tests"
+RBDV_REQUIRE_INTEGRATION=1 meson test -C build-ci --print-errorlogs --num-processes "$(nproc)" || status=1
+
+python3 scripts/test-summary.py build-asan build-ci || status=1
+exit $status

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volumectl: the operator's command line; a table of verbs. */
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/verbs.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+struct Verb {
+	std::string_view name;
+	std::string_view arguments;
+	std::string_view summary;
+	VerbFunction run;
+};
+
+/* Later verbs (list, status, plan, up, down) are one line each here. */
+constexpr std::array<Verb, 2> Verbs = { {
+	{ "check", "FILE|DIR...", "Validate volume specs offline (DIR: its *.toml files)",
+	  verbCheck },
+	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
+	  verbPlan },
+} };
+
+void printUsage(std::FILE *out)
+{
+	std::fprintf(out, "Usage: rbd-volumectl [--help] [--version] VERB [ARGS...]\n\n"
+			  "Verbs:\n");
+	for (const Verb &verb : Verbs) {
+		const std::string left = std::string(verb.name) + ' ' + std::string(verb.arguments);
+		std::fprintf(out, "  %-24s %.*s\n", left.c_str(),
+			     static_cast<int>(verb.summary.size()), verb.summary.data());
+	}
+	std::fprintf(out, "\nExit status:\n"
+			  "  0  success (check: every spec is valid; plan: the plan is printed)\n"
+			  "  1  failure (check: a spec is invalid or unreadable;\n"
+			  "     plan: no such spec, an invalid one, or the host cannot be read)\n"
+			  "  2  usage error (no verb, unknown verb or option)\n");
+}
+
+bool isHelp(std::string_view arg)
+{
+	return arg == "--help" || arg == "-h";
+}
+
+int run(std::span<const std::string_view> args)
+{
+	if (args.empty()) {
+		printUsage(stderr);
+		return ExitUsage;
+	}
+	if (isHelp(args.front())) {
+		printUsage(stdout);
+		return ExitOk;
+	}
+	if (args.front() == "--version") {
+		std::printf("rbd-volumectl %s\n", RBDV_VERSION);
+		return ExitOk;
+	}
+	const auto *const verb = std::find_if(Verbs.begin(), Verbs.end(), [&args](const Verb &v) {
+		return v.name == args.front();
+	});
+	if (verb == Verbs.end()) {
+		std::fprintf(stderr, "rbd-volumectl: unknown verb '%.*s'\n\n",
+			     static_cast<int>(args.front().size()), args.front().data());
+		printUsage(stderr);
+		return ExitUsage;
+	}
+	const std::span<const std::string_view> verbArgs = args.subspan(1);
+	/* "--help" anywhere among the options asks for help; after "--" it is a file name. */
+	const auto options = std::find(verbArgs.begin(), verbArgs.end(), "--");
+	if (std::any_of(verbArgs.begin(), options, isHelp)) {
+		printUsage(stdout);
+		return ExitOk;
+	}
+	return verb->run(verbArgs);
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::cli */
+
+int main(int argc, char *argv[])
+{
+	/* The process boundary: nothing escapes as an exception. */
+	try {
+		const std::vector<std::string_view> args(argv + 1, argv + argc);
+		return rbdvolume::cli::run(args);
+	} catch (const std::exception &error) {
+		std::fprintf(stderr, "rbd-volumectl: internal error: %s\n", error.what());
+	} catch (...) {
+		std::fprintf(stderr, "rbd-volumectl: internal error\n");
+	}
+	return rbdvolume::cli::ExitFailure;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl plan NAME | --spec FILE`: the dry run against this host; changes nothing. */
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/verbs.hpp"
+#include "common/paths.hpp"
+#include "engine/reconcile.hpp"
+#include "host/dry_run_host.hpp"
+#include "host/fs_util.hpp"
+#include "spec/spec_locate.hpp"
+#include "spec/spec_parser.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+struct PlanArgs {
+	std::string name;
+	std::string specFile;
+	std::optional<Intent> intent;
+};
+
+int usage(const std::string &problem)
+{
+	std::fprintf(stderr,
+		     "rbd-volumectl plan: %s\n"
+		     "Usage: rbd-volumectl plan NAME | --spec FILE [--intent up|down]\n",
+		     problem.c_str());
+	return ExitUsage;
+}
+
+std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::string &problem)
+{
+	PlanArgs parsed;
+	for (size_t i = 0; i < args.size(); i++) {
+		const std::string_view arg = args[i];
+		if ((arg == "--spec" || arg == "--intent") && i + 1 >= args.size()) {
+			problem = std::string(arg) + " needs a value";
+			return std::nullopt;
+		}
+		if (arg == "--spec") {
+			parsed.specFile = args[++i];
+		} else if (arg == "--intent") {
+			const std::string_view value = args[++i];
+			if (value != "up" && value != "down") {
+				problem = "--intent is 'up' or 'down', not '" + std::string(value) +
+					  "'";
+				return std::nullopt;
+			}
+			parsed.intent = value == "up" ? Intent::Up : Intent::Down;
+		} else if (!arg.empty() && arg.front() == '-') {
+			problem = "unknown option '" + std::string(arg) + "'";
+			return std::nullopt;
+		} else if (parsed.name.empty()) {
+			parsed.name = arg;
+		} else {
+			problem = "one volume at a time";
+			return std::nullopt;
+		}
+	}
+	if (parsed.name.empty() == parsed.specFile.empty()) {
+		problem = "name a volume or give --spec FILE (not both)";
+		return std::nullopt;
+	}
+	return parsed;
+}
+
+/* The intent the daemon keeps for the volume; a volume with none would be brought up. */
+Intent recordedIntent(const std::string &name)
+{
+	auto text = readFile(std::string(paths::IntentDir) + "/" + name);
+	if (text && *text && (*text)->rfind("down", 0) == 0)
+		return Intent::Down;
+	return Intent::Up;
+}
+
+} /* namespace */
+
+int verbPlan(std::span<const std::string_view> args)
+{
+	std::string problem;
+	const auto parsed = parse(args, problem);
+	if (!parsed)
+		return usage(problem);
+
+	std::string file = parsed->specFile;
+	if (file.empty()) {
+		auto located = locateSpec(parsed->name, defaultSpecDirs());
+		if (!located) {
+			std::fprintf(stderr, "rbd-volumectl plan: %s\n",
+				     located.error().message.c_str());
+			return ExitFailure;
+		}
+		file = *located;
+	}
+	const SpecOutcome outcome = loadVolumeSpec(file);
+	for (const Diagnostic &diagnostic : outcome.diagnostics)
+		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
+	if (!outcome.ok())
+		return ExitFailure;
+	const VolumeSpec &spec = outcome.spec;
+
+	DryRunHost dryRun{ std::string(paths::OwnershipDir), SystemRoots{} };
+	Host &host = dryRun.host();
+	auto snapshot = takeSnapshot(host);
+	const Intent intent = parsed->intent.value_or(recordedIntent(spec.name));
+	auto pass = snapshot ? planPass(host, *snapshot, DesiredVolume{ spec, intent })
+			     : Result<PassOutcome>(tl::make_unexpected(snapshot.error()));
+	if (!pass) {
+		std::fprintf(stderr, "rbd-volumectl plan: cannot observe '%s': %s\n",
+			     spec.name.c_str(), pass.error().message.c_str());
+		return ExitFailure;
+	}
+	std::fputs(formatPlan(pass->plan, spec).c_str(), stdout);
+	return ExitOk;
+}
+
+} /* namespace rbdvolume::cli */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "common/paths.hpp"
+
+namespace rbdvolume::paths {
+
+std::string defaultStagingPath(std::string_view volumeName)
+{
+	std::string path(StagingRoot);
+	path += '/';
+	path += volumeName;
+	return path;
+}
+
+bool isNormalAbsolutePath(std::string_view path)
+{
+	if (path.empty() || path.front() != '/')
+		return false;
+	if (path == "/")
+		return true;
+	if (path.back() == '/')
+		return false;
+
+	size_t start = 1;
+	while (start <= path.size()) {
+		size_t end = path.find('/', start);
+		if (end == std::string_view::npos)
+			end = path.size();
+		const std::string_view part = path.substr(start, end - start);
+		if (part.empty() || part == "." || part == "..")
+			return false;
+		start = end + 1;
+	}
+	return true;
+}
+
+bool isSameOrBelow(std::string_view inner, std::string_view outer)
+{
+	if (outer == "/")
+		return true;
+	if (inner.size() < outer.size() || inner.substr(0, outer.size()) != outer)
+		return false;
+	return inner.size() == outer.size() || inner[outer.size()] == '/';
+}
+
+} /* namespace rbdvolume::paths */

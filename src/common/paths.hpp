@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Where rbd-volume keeps things on a host. */
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rbdvolume::paths {
+
+inline constexpr std::string_view AdminSpecDir = "/etc/rbd-volume/volumes";
+inline constexpr std::string_view RuntimeSpecDir = "/run/rbd-volume/volumes";
+inline constexpr std::string_view DaemonConfig = "/etc/rbd-volume/rbd-volumed.toml";
+inline constexpr std::string_view RuntimeDir = "/run/rbd-volume";
+inline constexpr std::string_view StagingRoot = "/run/rbd-volume/staging";
+inline constexpr std::string_view OwnershipDir = "/run/rbd-volume/owned";
+inline constexpr std::string_view IntentDir = "/run/rbd-volume/intent";
+
+/* The staging path a spec gets when it names none. */
+std::string defaultStagingPath(std::string_view volumeName);
+
+/* Absolute, no empty, "." or ".." component, no trailing '/' (except "/" itself). */
+bool isNormalAbsolutePath(std::string_view path);
+
+/* True when `inner` equals `outer` or lies below it; both normal absolute paths. */
+bool isSameOrBelow(std::string_view inner, std::string_view outer);
+
+} /* namespace rbdvolume::paths */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Error and Result<T>: how every module reports failure (no exceptions cross modules). */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <tl/expected.hpp>
+
+namespace rbdvolume {
+
+enum class Errc : uint8_t {
+	InvalidArgument, /* bad input: a spec, a path, an option */
+	NotFound,	 /* an image, a device, a volume that does not exist */
+	Conflict,	 /* the host holds something we refuse to change */
+	Busy,		 /* in use: an open file on a mount, a watcher on an image */
+	Timeout,	 /* a command or call ran out of time; the outcome is uncertain */
+	PermissionDenied,
+	Unsupported,
+	Io, /* a system call, library or command failed */
+	Internal,
+	Count, /* keep last */
+};
+
+/* A short stable name for an error class ("conflict", "timeout", ...). */
+const char *errcName(Errc code);
+
+struct Error {
+	Errc code = Errc::Internal;
+	std::string message;
+	int sysErrno = 0; /* positive errno when a system call or library gave one */
+};
+
+template<typename T = void> class [[nodiscard]] Result : public tl::expected<T, Error>
+{
+public:
+	using tl::expected<T, Error>::expected;
+};
+
+inline tl::unexpected<Error> fail(Errc code, std::string message, int sysErrno = 0)
+{
+	return tl::make_unexpected(Error{ code, std::move(message), sysErrno });
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "engine/diff.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace rbdvolume {
+
+namespace {
+
+const PublishTarget *desiredTarget(const VolumeSpec &spec, const std::string &path)
+{
+	for (const PublishTarget &target : spec.publish) {
+		if (target.path == path)
+			return &target;
+	}
+	return nullptr;
+}
+
+/* A block-mode mount binds the device node, so it shows the devtmpfs of /dev. */
+bool modeMatches(const VolumeSpec &spec, const ObservedMount &mount)
+{
+	if (spec.mode == VolumeMode::Block)
+		return mount.fsType == "devtmpfs";
+	return mount.fsType == fsTypeName(spec.filesystem->type);
+}
+
+std::string modeProblem(const VolumeSpec &spec, const ObservedMount &mount)
+{
+	std::string problem;
+	if (spec.mode == VolumeMode::Block)
+		problem = "mounted as a filesystem (" + mount.fsType +
+			  "), the spec says mode = 'block'";
+	else if (mount.fsType == "devtmpfs")
+		problem = "bound as a block device, the spec says mode = 'filesystem'";
+	else
+		problem = "mounted as " + mount.fsType + ", the spec says " +
+			  fsTypeName(spec.filesystem->type);
+	return problem + "; take the volume down and up to apply";
+}
+
+std::string mountedFrom(const ObservedMount &mount)
+{
+	return mount.device.empty() ? "mounted (" + mount.fsType + "), not by rbd-volume"
+				    : "mounted from " + mount.device + ", not by rbd-volume";
+}
+
+class Differ
+{
+public:
+	Differ(const DesiredVolume &desired, const ObservedVolume &observed)
+		: spec_(desired.spec), observed_(observed),
+		  device_(observed.mapping ? observed.mapping->device : std::string())
+	{
+	}
+
+	VolumeDiff down();
+	VolumeDiff up();
+
+private:
+	void staleTargets();
+	bool stagingUsable();
+	bool mappingUsable();
+	bool filesystemUsable();
+	void missingTargets();
+	bool growsFilesystem() const;
+
+	void gap(GapKind kind, std::string subject = {})
+	{
+		result_.gaps.push_back(Gap{ kind, std::move(subject) });
+	}
+	void conflict(ConflictKind kind, std::string subject, std::string detail)
+	{
+		result_.conflicts.push_back(
+			Conflict{ kind, std::move(subject), std::move(detail) });
+	}
+
+	const VolumeSpec &spec_;
+	const ObservedVolume &observed_;
+	const std::string device_; /* the image's current mapping, "" when unmapped */
+	VolumeDiff result_;
+	bool stagingStale_ = false;
+};
+
+VolumeDiff Differ::down()
+{
+	for (const ObservedMount &mount : observed_.targets) {
+		if (mount.ours)
+			gap(GapKind::TargetStale, mount.path);
+	}
+	if (observed_.staging && observed_.staging->ours)
+		gap(GapKind::StagingStale, observed_.staging->path);
+	/* Our mount under a foreign one cannot be reached, and it keeps the device busy. */
+	bool held = false;
+	for (const ObservedMount &mount : observed_.covered) {
+		const std::string what = mount.device.empty()
+						 ? "rbd-volume's mount"
+						 : "rbd-volume's mount of " + mount.device;
+		conflict(ConflictKind::ForeignMount, mount.path,
+			 "a mount not made by rbd-volume covers " + what +
+				 "; unmount that by hand to finish");
+		held = held || (!device_.empty() && mount.device == device_);
+	}
+	if (observed_.mappingIsOurs() && !held)
+		gap(GapKind::MappingStale, device_);
+	return result_;
+}
+
+/*
+ * Our binds that must go: unwanted paths, old devices, wrong read-only mode.
+ * A bind in the wrong mode (block, or another filesystem type) is refused
+ * instead: binding it again would not fix it.
+ */
+void Differ::staleTargets()
+{
+	for (const ObservedMount &mount : observed_.targets) {
+		const PublishTarget *wanted = desiredTarget(spec_, mount.path);
+		if (!mount.ours) {
+			if (wanted)
+				conflict(ConflictKind::ForeignMount, mount.path,
+					 mountedFrom(mount));
+			continue;
+		}
+		const bool current = wanted && !device_.empty() && mount.device == device_;
+		if (current && !modeMatches(spec_, mount))
+			conflict(ConflictKind::ModeMismatch, mount.path, modeProblem(spec_, mount));
+		else if (!current || mount.readOnly != wanted->readOnly)
+			gap(GapKind::TargetStale, mount.path);
+	}
+}
+
+/* False when the staging path holds something we must not build on. */
+bool Differ::stagingUsable()
+{
+	if (!observed_.staging)
+		return true;
+	const ObservedMount &staging = *observed_.staging;
+	if (!staging.ours) {
+		conflict(ConflictKind::ForeignMount, staging.path, mountedFrom(staging));
+		return false;
+	}
+	if (device_.empty() || staging.device != device_) {
+		gap(GapKind::StagingStale, staging.path);
+		stagingStale_ = true;
+		return true;
+	}
+	if (!modeMatches(spec_, staging)) {
+		conflict(ConflictKind::ModeMismatch, staging.path, modeProblem(spec_, staging));
+		return false;
+	}
+	if (staging.readOnly != spec_.readOnly()) {
+		conflict(ConflictKind::ReadOnlyMismatch, staging.path,
+			 std::string("staged ") + (staging.readOnly ? "read-only" : "read-write") +
+				 ", the spec says " +
+				 (spec_.readOnly() ? "read-only" : "read-write") +
+				 "; take the volume down and up to apply");
+		return false;
+	}
+	return true;
+}
+
+bool Differ::mappingUsable()
+{
+	if (!observed_.mapping) {
+		gap(GapKind::NotMapped);
+		return true;
+	}
+	if (!observed_.mappingIsOurs()) {
+		conflict(ConflictKind::ForeignMapping, device_,
+			 spec_.image.display() + " is mapped at " + device_ +
+				 ", not by rbd-volume");
+		return false;
+	}
+	if (observed_.mapping->readOnly != spec_.readOnly()) {
+		conflict(ConflictKind::ReadOnlyMismatch, device_,
+			 std::string("mapped ") +
+				 (observed_.mapping->readOnly ? "read-only" : "read-write") +
+				 ", the spec says " +
+				 (spec_.readOnly() ? "read-only" : "read-write") +
+				 "; take the volume down and up to apply");
+		return false;
+	}
+	return true;
+}
+
+/* Refuse, don't guess: only a blank device we never formatted may be formatted. */
+bool Differ::filesystemUsable()
+{
+	if (spec_.mode != VolumeMode::Filesystem)
+		return true;
+	const FilesystemSpec &fs = *spec_.filesystem;
+	const std::string wanted = fsTypeName(fs.type);
+	if (!observed_.mapping) {
+		/* Format only what may be blank: never a read-only volume, never twice. */
+		if (fs.format == FormatPolicy::IfBlank && !spec_.readOnly() &&
+		    !observed_.owned.formatted)
+			gap(GapKind::Blank, "");
+		return true;
+	}
+	const ProbeResult &probe = observed_.probe;
+	switch (probe.kind) {
+	case ProbeKind::Unprobed:
+	case ProbeKind::Failed:
+		conflict(ConflictKind::ProbeFailed, device_,
+			 "could not probe the device: " + probe.type);
+		return false;
+	case ProbeKind::Ambivalent:
+		conflict(ConflictKind::AmbivalentProbe, device_,
+			 "more than one signature (" + probe.type + "); never formatted");
+		return false;
+	case ProbeKind::Signature:
+		if (probe.type == wanted)
+			return true;
+		conflict(ConflictKind::ForeignSignature, device_,
+			 "carries '" + probe.type + "', the spec says '" + wanted +
+				 "'; never formatted");
+		return false;
+	case ProbeKind::Blank:
+		break;
+	}
+	if (observed_.owned.formatted) {
+		conflict(ConflictKind::LostFilesystem, device_,
+			 "rbd-volume formatted this image as '" + wanted +
+				 "' but it now shows no signature; refusing to format it again");
+		return false;
+	}
+	if (fs.format == FormatPolicy::Never) {
+		conflict(ConflictKind::BlankNoFormat, device_,
+			 "the device is blank and the spec says format = never");
+		return false;
+	}
+	if (spec_.readOnly()) {
+		conflict(ConflictKind::BlankNoFormat, device_,
+			 "the device is blank and the volume is read-only");
+		return false;
+	}
+	gap(GapKind::Blank, device_);
+	return true;
+}
+
+void Differ::missingTargets()
+{
+	for (const PublishTarget &target : spec_.publish) {
+		const ObservedMount *mount = observed_.target(target.path);
+		if (mount && !mount->ours)
+			continue; /* a foreign mount: reported as a conflict, never covered */
+		const bool current = mount && !device_.empty() && mount->device == device_;
+		if (current && !modeMatches(spec_, *mount))
+			continue; /* a bind in the wrong mode: reported as a conflict */
+		if (!current || mount->readOnly != target.readOnly)
+			gap(GapKind::NotPublished, target.path);
+	}
+}
+
+/* Only a writable filesystem the spec lets grow; a device known blank gets a fresh one. */
+bool Differ::growsFilesystem() const
+{
+	if (spec_.mode != VolumeMode::Filesystem || spec_.readOnly() ||
+	    spec_.filesystem->grow != GrowPolicy::Auto)
+		return false;
+	return std::none_of(result_.gaps.begin(), result_.gaps.end(), [](const Gap &g) {
+		return g.kind == GapKind::Blank && !g.subject.empty();
+	});
+}
+
+/*
+ * A filesystem grows when its device outgrew what the record (or, unknown
+ * there, the superblock) says it was made or last grown for: ext4 offline
+ * before its staging mount, xfs (and an ext4 already staged) online after
+ * it. Unmapped, the device's size is unknown until the map, so the step is
+ * planned and decides for itself.
+ */
+VolumeDiff Differ::up()
+{
+	staleTargets();
+	const bool stagingOk = stagingUsable();
+	if (!stagingOk || !mappingUsable() || !filesystemUsable())
+		return result_;
+	const bool staged = observed_.staging && !stagingStale_;
+	const bool outgrown =
+		device_.empty() || (observed_.deviceBytes != 0 &&
+				    outgrew(observed_.deviceBytes, observed_.owned.sizedBytes));
+	const bool grows = outgrown && growsFilesystem();
+	const bool offline = grows && !staged && spec_.filesystem->type == FsType::Ext4;
+	if (!staged) {
+		if (offline)
+			gap(GapKind::GrowOffline, device_);
+		gap(GapKind::NotStaged, spec_.staging.path);
+	}
+	missingTargets();
+	if (grows && !offline)
+		gap(GapKind::GrowOnline, spec_.staging.path);
+	return result_;
+}
+
+constexpr std::array<const char *, 9> ConflictNames = {
+	"foreign-mount",    "foreign-mapping",	  "foreign-signature",
+	"ambivalent-probe", "probe-failed",	  "lost-filesystem",
+	"blank-no-format",  "read-only-mismatch", "mode-mismatch",
+};
+
+} /* namespace */
+
+const char *conflictKindName(ConflictKind kind)
+{
+	return ConflictNames.at(static_cast<size_t>(kind));
+}
+
+VolumeDiff diff(const DesiredVolume &desired, const ObservedVolume &observed)
+{
+	Differ differ(desired, observed);
+	return desired.intent == Intent::Up ? differ.up() : differ.down();
+}
+
+} /* namespace rbdvolume */

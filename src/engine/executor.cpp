@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "engine/executor.hpp"
+
+#include <algorithm>
+
+namespace rbdvolume {
+
+namespace {
+
+/* One run of one plan: the device so far and the record as it changes. */
+class Run
+{
+public:
+	Run(Host &host, const VolumeSpec &spec, Ownership record, const Plan &plan)
+		: host_(host), spec_(spec), record_(std::move(record))
+	{
+		/* Setup steps name the device when it was already mapped at planning. */
+		for (const Step &step : plan.steps) {
+			if (const auto *s = std::get_if<MountStagingStep>(&step);
+			    s && !s->device.empty())
+				device_ = s->device;
+			if (const auto *s = std::get_if<FormatStep>(&step); s && !s->device.empty())
+				device_ = s->device;
+			if (const auto *s = std::get_if<CheckStep>(&step); s && !s->device.empty())
+				device_ = s->device;
+			if (const auto *s = std::get_if<GrowStep>(&step); s && !s->device.empty())
+				device_ = s->device;
+		}
+		if (device_.empty())
+			device_ = record_.mappedDevice;
+	}
+
+	Result<Change> operator()(const UnmountStep &s);
+	Result<Change> operator()(const UnmapStep &s);
+	Result<Change> operator()(const EnsureImageStep & /*unused*/);
+	Result<Change> operator()(const MapStep & /*unused*/);
+	Result<Change> operator()(const FormatStep &s);
+	Result<Change> operator()(const CheckStep &s);
+	Result<Change> operator()(const MountStagingStep &s);
+	Result<Change> operator()(const PublishStep &s);
+	Result<Change> operator()(const GrowStep &s);
+
+private:
+	Result<void> save() { return host_.records.save(spec_.name, record_); }
+	Result<Change> saved(Result<Change> change);
+	const std::string &device(const std::string &stepDevice) const
+	{
+		return stepDevice.empty() ? device_ : stepDevice;
+	}
+	const PublishTarget *target(const std::string &path) const;
+	void resolvePendingMap();
+	void forgetTarget(const std::string &path);
+	/* One probe per device per run: nothing between two steps writes a signature but mkfs. */
+	ProbeResult probeOnce(const std::string &device)
+	{
+		if (probedDevice_ != device) {
+			probe_ = host_.probe.probe(device);
+			probedDevice_ = device;
+		}
+		return probe_;
+	}
+
+	Host &host_;
+	const VolumeSpec &spec_;
+	Ownership record_;
+	std::string device_;
+	std::string probedDevice_;
+	ProbeResult probe_;
+};
+
+/* A change that happened but cannot be recorded is uncertain: our record lags the host. */
+Result<Change> Run::saved(Result<Change> change)
+{
+	if (!change)
+		return change;
+	auto stored = save();
+	if (!stored)
+		return fail(Errc::Timeout, "could not record ownership: " + stored.error().message);
+	return change;
+}
+
+const PublishTarget *Run::target(const std::string &path) const
+{
+	const auto it = std::find_if(spec_.publish.begin(), spec_.publish.end(),
+				     [&](const PublishTarget &t) { return t.path == path; });
+	return it == spec_.publish.end() ? nullptr : &*it;
+}
+
+void Run::forgetTarget(const std::string &path)
+{
+	auto &targets = record_.publishedTargets;
+	targets.erase(std::remove(targets.begin(), targets.end(), path), targets.end());
+}
+
+Result<Change> Run::operator()(const UnmountStep &s)
+{
+	auto change = host_.mounter.unmount(s.path);
+	if (!change)
+		return change;
+	if (s.staging)
+		record_.staged = false;
+	else
+		forgetTarget(s.path);
+	return saved(std::move(change));
+}
+
+Result<Change> Run::operator()(const UnmapStep &s)
+{
+	auto change = host_.mapper.unmap(spec_, s.device);
+	if (!change)
+		return change;
+	record_.mappedDevice.clear();
+	record_.mapPending = false;
+	return saved(std::move(change));
+}
+
+Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
+{
+	return host_.cluster.ensureImage(spec_);
+}
+
+Result<Change> Run::operator()(const MapStep & /*unused*/)
+{
+	record_.mapPending = true;
+	if (auto stored = save(); !stored)
+		return tl::make_unexpected(stored.error());
+
+	auto device = host_.mapper.map(spec_);
+	if (!device) {
+		if (device.error().code == Errc::Timeout) {
+			resolvePendingMap();
+		} else {
+			record_.mapPending = false;
+			(void)save();
+		}
+		return tl::make_unexpected(device.error());
+	}
+	device_ = *device;
+	record_.mappedDevice = *device;
+	record_.mapPending = false;
+	return saved(Change::Changed);
+}
+
+/*
+ * A timed-out map is over once the port returns (the command was killed and
+ * reaped), so look at once, before someone else can map the image and have
+ * the next pass adopt their mapping. When even the list fails, the record
+ * stays pending and the next pass adopts what appears.
+ */
+void Run::resolvePendingMap()
+{
+	auto mappings = host_.mapper.list();
+	if (!mappings)
+		return;
+	const auto mapped =
+		std::find_if(mappings->begin(), mappings->end(),
+			     [&](const MappedImage &m) { return mapsImage(m, spec_.image); });
+	if (mapped != mappings->end())
+		record_.mappedDevice = mapped->device;
+	record_.mapPending = false;
+	(void)save();
+}
+
+/* Refuse, don't guess: probe again right before mkfs, whatever the plan assumed. */
+Result<Change> Run::operator()(const FormatStep &s)
+{
+	const std::string &dev = device(s.device);
+	const FilesystemSpec &fs = *spec_.filesystem;
+	const std::string wanted = fsTypeName(fs.type);
+	const ProbeResult probe = probeOnce(dev);
+	switch (probe.kind) {
+	case ProbeKind::Signature:
+		if (probe.type == wanted)
+			return Change::Unchanged;
+		return fail(Errc::Conflict, dev + " carries '" + probe.type + "', the spec says '" +
+						    wanted + "'; refusing to format it");
+	case ProbeKind::Ambivalent:
+		return fail(Errc::Conflict, dev + " shows more than one signature (" + probe.type +
+						    "); refusing to format it");
+	case ProbeKind::Unprobed:
+	case ProbeKind::Failed:
+		return fail(Errc::Io, "could not probe " + dev + ": " + probe.type);
+	case ProbeKind::Blank:
+		break;
+	}
+	if (record_.formatted)
+		return fail(Errc::Conflict,
+			    "rbd-volume formatted " + spec_.image.display() + " before, but " +
+				    dev + " now looks blank; refusing to format it again");
+	if (fs.format == FormatPolicy::Never)
+		return fail(Errc::Conflict, dev + " is blank and the spec says format = never");
+	if (spec_.readOnly())
+		return fail(Errc::Conflict, dev + " is blank and the volume is read-only");
+
+	probedDevice_.clear(); /* mkfs changes what a probe sees */
+	auto formatted = host_.formatter.format(dev, fs);
+	if (!formatted) {
+		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
+		if (formatted.error().code == Errc::Timeout &&
+		    host_.probe.probe(dev).shows(wanted)) {
+			record_.formatted = true;
+			(void)save();
+		}
+		return tl::make_unexpected(formatted.error());
+	}
+	record_.formatted = true;
+	/* A fresh filesystem fills the device; unknown size only costs a no-op grow later. */
+	if (auto size = host_.probe.deviceSize(dev))
+		record_.sizedBytes = *size;
+	return saved(Change::Changed);
+}
+
+/* Grows only when the device outgrew what the filesystem was made or last grown for. */
+Result<Change> Run::operator()(const GrowStep &s)
+{
+	const std::string &dev = device(s.device);
+	/* Offline, nothing vouches for the device yet: grow only the spec's filesystem. */
+	const std::string wanted = fsTypeName(spec_.filesystem->type);
+	const uint64_t recorded = record_.sizedBytes;
+	if (!s.online) {
+		const ProbeResult probe = probeOnce(dev);
+		if (!probe.shows(wanted))
+			return fail(Errc::Conflict,
+				    dev + " does not carry '" + wanted + "'; refusing to grow it");
+		/* The superblock tells what an unknown record does not. */
+		if (record_.sizedBytes == 0)
+			record_.sizedBytes = probe.filesystemBytes;
+	}
+	auto size = host_.probe.deviceSize(dev);
+	if (!size)
+		return tl::make_unexpected(size.error());
+	if (!outgrew(*size, record_.sizedBytes))
+		return record_.sizedBytes == recorded ? Change::Unchanged
+						      : saved(Change::Unchanged);
+	auto grown = host_.formatter.grow(dev, s.online ? spec_.staging.path : std::string(),
+					  *spec_.filesystem);
+	if (!grown)
+		return grown;
+	record_.sizedBytes = *size;
+	return saved(*grown);
+}
+
+Result<Change> Run::operator()(const CheckStep &s)
+{
+	auto checked = host_.formatter.check(device(s.device), *spec_.filesystem);
+	if (!checked)
+		return tl::make_unexpected(checked.error());
+	return Change::Unchanged;
+}
+
+Result<Change> Run::operator()(const MountStagingStep &s)
+{
+	MountRequest request;
+	request.source = device(s.device);
+	request.target = spec_.staging.path;
+	request.readOnly = spec_.readOnly();
+	request.owner = spec_.name;
+
+	record_.staged = true;
+	if (auto stored = save(); !stored)
+		return tl::make_unexpected(stored.error());
+
+	Result<Change> change = Change::Unchanged;
+	if (spec_.mode == VolumeMode::Block) {
+		change = host_.mounter.bind(request);
+	} else {
+		request.fsType = fsTypeName(spec_.filesystem->type);
+		request.options = spec_.staging.options;
+		change = host_.mounter.mount(request);
+	}
+	if (!change && change.error().code != Errc::Timeout) {
+		record_.staged = false;
+		(void)save();
+	}
+	return change;
+}
+
+Result<Change> Run::operator()(const PublishStep &s)
+{
+	const PublishTarget *wanted = target(s.target);
+	if (!wanted)
+		return fail(Errc::Internal,
+			    "'" + s.target + "' is not a publish target of the spec");
+
+	MountRequest request;
+	request.source = spec_.staging.path;
+	request.target = s.target;
+	request.readOnly = wanted->readOnly;
+	request.options = wanted->options;
+	request.owner = spec_.name;
+
+	if (!record_.ownsTarget(s.target))
+		record_.publishedTargets.push_back(s.target);
+	if (auto stored = save(); !stored)
+		return tl::make_unexpected(stored.error());
+
+	auto change = host_.mounter.bind(request);
+	if (!change && change.error().code != Errc::Timeout) {
+		forgetTarget(s.target);
+		(void)save();
+	}
+	return change;
+}
+
+} /* namespace */
+
+bool ExecutionReport::ok() const
+{
+	return firstError() == nullptr;
+}
+
+bool ExecutionReport::uncertain() const
+{
+	return std::any_of(outcomes.begin(), outcomes.end(),
+			   [](const StepOutcome &o) { return o.uncertain; });
+}
+
+const Error *ExecutionReport::firstError() const
+{
+	for (const StepOutcome &outcome : outcomes) {
+		if (outcome.error)
+			return &*outcome.error;
+	}
+	return nullptr;
+}
+
+ExecutionReport Executor::execute(const Plan &plan, const VolumeSpec &spec, Ownership record)
+{
+	ExecutionReport report;
+	Run run(host_, spec, std::move(record), plan);
+	for (const Step &step : plan.steps) {
+		StepOutcome outcome{ step, Change::Unchanged, std::nullopt, false };
+		Result<Change> result = std::visit(run, step);
+		if (result) {
+			outcome.change = *result;
+		} else {
+			outcome.uncertain = result.error().code == Errc::Timeout;
+			outcome.error = result.error();
+		}
+		const bool failed = outcome.error.has_value();
+		report.outcomes.push_back(std::move(outcome));
+		if (failed)
+			break;
+	}
+	return report;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Executor: runs a plan's steps on a Host, one at a time, recording what we own. */
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "common/result.hpp"
+#include "engine/plan.hpp"
+#include "engine/ports.hpp"
+
+namespace rbdvolume {
+
+struct StepOutcome {
+	Step step;
+	Change change = Change::Unchanged;
+	std::optional<Error> error;
+	bool uncertain = false; /* timed out: it may have happened; the next pass observes first */
+};
+
+struct ExecutionReport {
+	std::vector<StepOutcome> outcomes; /* stops at the first failure */
+
+	bool ok() const;
+	bool uncertain() const;
+	const Error *firstError() const;
+};
+
+class Executor
+{
+public:
+	explicit Executor(Host &host) : host_(host) {}
+
+	/*
+	 * `record` is the ownership the plan was made from (observed.owned); it is
+	 * updated before a step that creates something (so a timeout cannot leave
+	 * an orphan) and after a step that removes something, and saved each time.
+	 */
+	ExecutionReport execute(const Plan &plan, const VolumeSpec &spec, Ownership record);
+
+private:
+	Host &host_;
+};
+
+} /* namespace rbdvolume */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "engine/model.hpp"
+
+#include <algorithm>
+
+namespace rbdvolume {
+
+const char *intentName(Intent intent)
+{
+	return intent == Intent::Up ? "up" : "down";
+}
+
+bool mapsImage(const MappedImage &mapped, const ImageSpec &image)
+{
+	return mapped.pool == image.pool && mapped.radosNamespace == image.radosNamespace &&
+	       mapped.image == image.name && mapped.snapshot == image.snapshot;
+}
+
+bool Ownership::ownsTarget(const std::string &path) const
+{
+	return std::find(publishedTargets.begin(), publishedTargets.end(), path) !=
+	       publishedTargets.end();
+}
+
+bool Ownership::empty() const
+{
+	return mappedDevice.empty() && !mapPending && !formatted && sizedBytes == 0 && !staged &&
+	       publishedTargets.empty();
+}
+
+const ObservedMount *ObservedVolume::target(const std::string &path) const
+{
+	const auto it = std::find_if(targets.begin(), targets.end(),
+				     [&](const ObservedMount &m) { return m.path == path; });
+	return it == targets.end() ? nullptr : &*it;
+}
+
+bool ObservedVolume::mappingIsOurs() const
+{
+	if (!mapping)
+		return false;
+	if (owned.mappedDevice.empty())
+		return owned.mapPending;
+	return owned.mappedDevice == mapping->device;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The reconcile core's values: what is wanted, what the host shows, what we own. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/volume_spec.hpp"
+
+namespace rbdvolume {
+
+/* Spec says what, intent says whether. */
+enum class Intent : uint8_t { Down, Up };
+
+const char *intentName(Intent intent);
+
+struct DesiredVolume {
+	const VolumeSpec &spec;
+	Intent intent = Intent::Down;
+};
+
+/* One line of the mount table, as a MountTable port reports it. */
+struct MountEntry {
+	std::string target;
+	std::string source; /* "/dev/loop0", or "devtmpfs"/"udev" for a bind of a device node */
+	std::string root;   /* the mount's root within its filesystem ("/loop0" for a node bind) */
+	std::string fsType;
+	bool readOnly = false;
+	std::string owner; /* the volume named by our marker option, "" when unmarked */
+
+	bool operator==(const MountEntry &) const = default;
+};
+
+/* An RBD image mapped to a block device on this host, by any driver. */
+struct MappedImage {
+	std::string pool;
+	std::string radosNamespace;
+	std::string image;
+	std::string snapshot;
+	std::string device; /* "/dev/rbd0", "/dev/nbd3", "/dev/loop7" (fuse) */
+	Driver driver = Driver::Krbd;
+	bool readOnly = false;
+
+	bool operator==(const MappedImage &) const = default;
+};
+
+/* The mapping is of exactly this image (or snapshot). */
+bool mapsImage(const MappedImage &mapped, const ImageSpec &image);
+
+/* What libblkid's safe probe saw on a device; only Blank may lead to a format. */
+enum class ProbeKind : uint8_t {
+	Unprobed,   /* nothing to probe: the image is not mapped */
+	Blank,	    /* no superblock and no partition table */
+	Signature,  /* a filesystem, partition table, LUKS, LVM, swap, ... (type says which) */
+	Ambivalent, /* several signatures: refuse, never guess */
+	Failed,	    /* the probe itself failed */
+};
+
+struct ProbeResult {
+	ProbeKind kind = ProbeKind::Unprobed;
+	std::string type; /* "ext4", "xfs", "dos", "gpt", "crypto_LUKS", ...; or the failure */
+	uint64_t deviceBytes = 0;     /* 0 when unknown */
+	uint64_t filesystemBytes = 0; /* what an ext4 or xfs superblock spans; 0 when unknown */
+
+	/* The device carries exactly this filesystem. */
+	bool shows(const std::string &fsType) const
+	{
+		return kind == ProbeKind::Signature && type == fsType;
+	}
+	bool operator==(const ProbeResult &) const = default;
+};
+
+/*
+ * A filesystem within this much of its device fills it: tools round to their
+ * block and allocation-group sizes, and a smaller grow is not worth a pass.
+ */
+constexpr uint64_t GrowSlackBytes = uint64_t{ 1 } << 20;
+
+/* The device outgrew a filesystem sized for `sizedBytes` (0: unknown, so it may have). */
+inline bool outgrew(uint64_t deviceBytes, uint64_t sizedBytes)
+{
+	return sizedBytes == 0 || deviceBytes > sizedBytes + GrowSlackBytes;
+}
+
+/* What rbd-volume itself created for a volume; persisted under /run/rbd-volume. */
+struct Ownership {
+	std::string mappedDevice; /* "" when we hold no mapping */
+	bool mapPending = false;  /* a map was started and may have happened: adopt what appears */
+	bool formatted = false;	  /* we ran mkfs on this image: never format it again */
+	bool staged = false;	  /* the staging mount is ours */
+	uint64_t sizedBytes =
+		0; /* the device size the filesystem was made or grown for; 0 unknown */
+	std::vector<std::string> publishedTargets;
+
+	bool ownsTarget(const std::string &path) const;
+	bool empty() const;
+	bool operator==(const Ownership &) const = default;
+};
+
+/* A mount seen on a path the volume cares about. */
+struct ObservedMount {
+	std::string path;
+	std::string device; /* the block device behind it ("" when not a block device) */
+	std::string fsType;
+	bool readOnly = false;
+	bool ours = false; /* marked by us, or recorded by us over the same device */
+
+	bool operator==(const ObservedMount &) const = default;
+};
+
+/* The kernel's truth for one volume, read afresh on every pass. */
+struct ObservedVolume {
+	std::optional<MappedImage> mapping; /* the spec's image, if mapped on this host */
+	ProbeResult probe;		    /* of mapping->device */
+	uint64_t deviceBytes = 0;	    /* its size, read only when a grow may be due */
+	std::optional<ObservedMount> staging;
+	std::vector<ObservedMount> targets; /* mounts on desired targets and on targets we own */
+	std::vector<ObservedMount>
+		covered;	  /* our mounts on those paths, hidden under one not ours */
+	Ownership owned;	  /* the record, tidied to what the host shows */
+	bool recordStale = false; /* `owned` differs from the stored record */
+
+	const ObservedMount *target(const std::string &path) const;
+	bool mappingIsOurs() const;
+};
+
+} /* namespace rbdvolume */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "engine/observer.hpp"
+
+#include <algorithm>
+
+namespace rbdvolume {
+
+namespace {
+
+/* The image's mapping; when it is mapped more than once, the one our record names. */
+std::optional<MappedImage> findMapping(const std::vector<MappedImage> &mappings,
+				       const ImageSpec &image, const std::string &recorded)
+{
+	const MappedImage *found = nullptr;
+	for (const MappedImage &mapped : mappings) {
+		if (!mapsImage(mapped, image))
+			continue;
+		if (!recorded.empty() && mapped.device == recorded)
+			return mapped;
+		if (!found)
+			found = &mapped;
+	}
+	return found ? std::optional<MappedImage>(*found) : std::nullopt;
+}
+
+/*
+ * A mount is ours when it carries our marker for this volume, or when our
+ * record names the path and the mount sits on the device we mapped: a
+ * record alone must not adopt a foreign mount made later on the same path.
+ */
+bool isOurs(const MountEntry &entry, const std::string &device, const VolumeSpec &spec,
+	    bool recorded, const std::string &recordedDevice)
+{
+	if (entry.owner == spec.name)
+		return true;
+	return recorded && !device.empty() && device == recordedDevice;
+}
+
+/* What one path shows: the visible mount, and the highest of ours hidden under a foreign one. */
+struct PathMounts {
+	std::optional<ObservedMount> top;
+	std::optional<ObservedMount> covered;
+};
+
+PathMounts observePath(const HostSnapshot &snapshot, const std::string &path,
+		       const VolumeSpec &spec, bool recorded, const std::string &recordedDevice)
+{
+	PathMounts found;
+	/* The visible mount on a path is the last one stacked there. */
+	for (size_t i = snapshot.mounts.size(); i-- > 0;) {
+		const MountEntry &entry = snapshot.mounts[i];
+		if (entry.target != path)
+			continue;
+		ObservedMount mount;
+		mount.path = path;
+		mount.device = mountDevice(entry);
+		mount.fsType = entry.fsType;
+		mount.readOnly = entry.readOnly;
+		mount.ours = isOurs(entry, mount.device, spec, recorded, recordedDevice);
+		if (!found.top) {
+			found.top = mount;
+			if (mount.ours)
+				break;
+		} else if (mount.ours) {
+			found.covered = mount;
+			break;
+		}
+	}
+	return found;
+}
+
+bool isSpecTarget(const VolumeSpec &spec, const std::string &path)
+{
+	return std::any_of(spec.publish.begin(), spec.publish.end(),
+			   [&](const PublishTarget &t) { return t.path == path; });
+}
+
+bool isCovered(const ObservedVolume &observed, const std::string &path)
+{
+	return std::any_of(observed.covered.begin(), observed.covered.end(),
+			   [&](const ObservedMount &m) { return m.path == path; });
+}
+
+/*
+ * The record as the host shows it. Ports return only once an attempt is over
+ * (a timed-out command is killed and reaped), so a pending map either shows
+ * as a mapping now or did not happen. A recorded device that is no longer the
+ * image's mapping and mounts that are gone are forgotten; mounts carrying our
+ * marker are remembered.
+ */
+void tidyRecord(ObservedVolume &observed, const VolumeSpec &spec, const std::string &recordedDevice)
+{
+	Ownership &owned = observed.owned;
+	const bool stillMapped = observed.mapping && observed.mapping->device == recordedDevice;
+	owned.mappedDevice = stillMapped ? recordedDevice : std::string();
+	owned.mapPending = false;
+	owned.staged = (observed.staging && observed.staging->ours) ||
+		       isCovered(observed, spec.staging.path);
+
+	auto keep = [&](const std::string &path) {
+		const ObservedMount *mount = observed.target(path);
+		return (mount && mount->ours) || isCovered(observed, path);
+	};
+	std::vector<std::string> targets;
+	for (const std::string &path : owned.publishedTargets) {
+		if (keep(path))
+			targets.push_back(path);
+	}
+	for (const ObservedMount &mount : observed.targets) {
+		if (mount.ours &&
+		    std::find(targets.begin(), targets.end(), mount.path) == targets.end())
+			targets.push_back(mount.path);
+	}
+	owned.publishedTargets = std::move(targets);
+}
+
+} /* namespace */
+
+std::string mountDevice(const MountEntry &entry)
+{
+	/* A bind of a device node shows the devtmpfs it came from and the node as root. */
+	if (entry.fsType == "devtmpfs")
+		return "/dev" + entry.root;
+	if (entry.source.rfind("/dev/", 0) == 0)
+		return entry.source;
+	return {};
+}
+
+Result<HostSnapshot> takeSnapshot(Host &host)
+{
+	auto mounts = host.mountTable.read();
+	if (!mounts)
+		return tl::make_unexpected(mounts.error());
+	auto mappings = host.mapper.list();
+	if (!mappings)
+		return tl::make_unexpected(mappings.error());
+	return HostSnapshot{ std::move(*mounts), std::move(*mappings) };
+}
+
+ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
+			   const Ownership &owned)
+{
+	ObservedVolume observed;
+	observed.owned = owned;
+	observed.mapping = findMapping(snapshot.mappings, spec.image, owned.mappedDevice);
+
+	/* The device our mounts sit on: as recorded, or what a timed-out map made after all. */
+	std::string recordedDevice = owned.mappedDevice;
+	if (recordedDevice.empty() && owned.mapPending && observed.mapping)
+		recordedDevice = observed.mapping->device;
+
+	auto observe = [&](const std::string &path, bool recorded) {
+		PathMounts found = observePath(snapshot, path, spec, recorded, recordedDevice);
+		if (found.covered)
+			observed.covered.push_back(std::move(*found.covered));
+		return std::move(found.top);
+	};
+	observed.staging = observe(spec.staging.path, owned.staged);
+	for (const PublishTarget &target : spec.publish) {
+		if (auto mount = observe(target.path, owned.ownsTarget(target.path)))
+			observed.targets.push_back(std::move(*mount));
+	}
+	for (const std::string &path : owned.publishedTargets) {
+		if (isSpecTarget(spec, path))
+			continue;
+		if (auto mount = observe(path, true))
+			observed.targets.push_back(std::move(*mount));
+	}
+
+	tidyRecord(observed, spec, recordedDevice);
+	observed.recordStale = observed.owned != owned;
+	return observed;
+}
+
+/*
+ * Reads the device only for what the diff will use: nothing when the volume
+ * goes down; when our staging mount of this device already shows the spec's
+ * filesystem, the kernel has said what blkid would, and only the size (for a
+ * grow) is read.
+ */
+Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
+				     const DesiredVolume &desired)
+{
+	const VolumeSpec &spec = desired.spec;
+	auto owned = host.records.load(spec.name);
+	if (!owned)
+		return tl::make_unexpected(owned.error());
+
+	ObservedVolume observed = observeFrom(snapshot, spec, *owned);
+	if (!observed.mapping || spec.mode != VolumeMode::Filesystem ||
+	    desired.intent != Intent::Up)
+		return observed;
+	const std::string &device = observed.mapping->device;
+	const std::string wanted = fsTypeName(spec.filesystem->type);
+	const bool staged = observed.staging && observed.staging->ours &&
+			    observed.staging->device == device &&
+			    observed.staging->fsType == wanted;
+	if (!staged) {
+		observed.probe = host.probe.probe(device);
+		observed.deviceBytes = observed.probe.deviceBytes;
+		/* What the filesystem spans, when our record does not know: its superblock says. */
+		if (observed.probe.shows(wanted) && observed.owned.sizedBytes == 0 &&
+		    observed.probe.filesystemBytes != 0) {
+			observed.owned.sizedBytes = observed.probe.filesystemBytes;
+			observed.recordStale = true;
+		}
+		return observed;
+	}
+	observed.probe = ProbeResult{ ProbeKind::Signature, wanted, 0, 0 };
+	if (!spec.readOnly() && spec.filesystem->grow == GrowPolicy::Auto) {
+		if (auto size = host.probe.deviceSize(device))
+			observed.deviceBytes = *size;
+	}
+	return observed;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "engine/plan.hpp"
+
+#include <algorithm>
+
+namespace rbdvolume {
+
+namespace {
+
+bool planned(const std::vector<Gap> &gaps, GapKind kind)
+{
+	return std::any_of(gaps.begin(), gaps.end(), [&](const Gap &g) { return g.kind == kind; });
+}
+
+/* fsck only guards read-write mounts of a filesystem we did not just create. */
+bool wantsCheck(const VolumeSpec &spec, const std::vector<Gap> &gaps)
+{
+	if (spec.mode != VolumeMode::Filesystem || spec.readOnly())
+		return false;
+	if (spec.filesystem->check == CheckPolicy::Never)
+		return false;
+	const auto blank = std::find_if(gaps.begin(), gaps.end(),
+					[](const Gap &g) { return g.kind == GapKind::Blank; });
+	/* A device known blank gets formatted; one not yet mapped may hold a filesystem. */
+	return blank == gaps.end() || blank->subject.empty();
+}
+
+} /* namespace */
+
+Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, const VolumeDiff &diff)
+{
+	const VolumeSpec &spec = desired.spec;
+	Plan plan;
+	plan.volume = spec.name;
+	plan.intent = desired.intent;
+	plan.conflicts = diff.conflicts;
+
+	/* The device the setup steps act on: known now, or ("") yielded by the map step. */
+	const bool mapping = planned(diff.gaps, GapKind::NotMapped);
+	const std::string device = mapping || !observed.mapping ? "" : observed.mapping->device;
+
+	for (const Gap &gap : diff.gaps) {
+		switch (gap.kind) {
+		case GapKind::TargetStale:
+			plan.steps.emplace_back(UnmountStep{ gap.subject, false });
+			break;
+		case GapKind::StagingStale:
+			plan.steps.emplace_back(UnmountStep{ gap.subject, true });
+			break;
+		case GapKind::MappingStale:
+			plan.steps.emplace_back(UnmapStep{ gap.subject });
+			break;
+		case GapKind::NotMapped:
+			plan.steps.emplace_back(EnsureImageStep{});
+			plan.steps.emplace_back(MapStep{});
+			break;
+		case GapKind::Blank:
+			plan.steps.emplace_back(FormatStep{ gap.subject });
+			break;
+		case GapKind::NotStaged:
+			/* fsck, then an offline grow (it wants a checked filesystem), then mount. */
+			if (wantsCheck(spec, diff.gaps))
+				plan.steps.emplace_back(CheckStep{ device });
+			if (planned(diff.gaps, GapKind::GrowOffline))
+				plan.steps.emplace_back(GrowStep{ device, false });
+			plan.steps.emplace_back(MountStagingStep{ device });
+			break;
+		case GapKind::NotPublished:
+			plan.steps.emplace_back(PublishStep{ gap.subject });
+			break;
+		case GapKind::GrowOffline:
+			break; /* placed by NotStaged, after the check */
+		case GapKind::GrowOnline:
+			plan.steps.emplace_back(GrowStep{ device, true });
+			break;
+		}
+	}
+	return plan;
+}
+
+} /* namespace rbdvolume */

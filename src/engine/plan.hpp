@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Plan: an ordered list of idempotent steps; a printable value, empty when converged. */
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/diff.hpp"
+#include "engine/model.hpp"
+
+namespace rbdvolume {
+
+/* "" as a step's device means: the device the map step of this plan yields. */
+struct UnmountStep {
+	std::string path;
+	bool staging = false;
+	bool operator==(const UnmountStep &) const = default;
+};
+struct UnmapStep {
+	std::string device;
+	bool operator==(const UnmapStep &) const = default;
+};
+struct EnsureImageStep {
+	bool operator==(const EnsureImageStep &) const = default;
+};
+struct MapStep {
+	bool operator==(const MapStep &) const = default;
+};
+struct FormatStep {
+	std::string device; /* formats only if the probe right before it finds the device blank */
+	bool operator==(const FormatStep &) const = default;
+};
+struct CheckStep {
+	std::string device;
+	bool operator==(const CheckStep &) const = default;
+};
+struct MountStagingStep {
+	std::string device;
+	bool operator==(const MountStagingStep &) const = default;
+};
+struct GrowStep {
+	std::string device;
+	bool online = false; /* through the staging mount; offline before it (ext4) */
+	bool operator==(const GrowStep &) const = default;
+};
+struct PublishStep {
+	std::string target;
+	bool operator==(const PublishStep &) const = default;
+};
+
+using Step = std::variant<UnmountStep, UnmapStep, EnsureImageStep, MapStep, FormatStep, CheckStep,
+			  MountStagingStep, PublishStep, GrowStep>;
+
+/* A stable short name per step kind ("unmount", "map", "publish", ...). */
+const char *stepName(const Step &step);
+
+struct Plan {
+	std::string volume;
+	Intent intent = Intent::Down;
+	std::vector<Step> steps;
+	std::vector<Conflict> conflicts; /* refused; shown, never acted on */
+
+	bool empty() const { return steps.empty(); }
+};
+
+Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, const VolumeDiff &diff);
+
+/* The human-readable plan: golden-file tested, printed by `rbd-volumectl plan`. */
+std::string formatPlan(const Plan &plan, const VolumeSpec &spec);
+
+} /* namespace rbdvolume */

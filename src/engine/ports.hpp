@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Ports: the narrow interfaces behind which every side effect sits. Each has
+ * one real adapter (src/host) and one fake (tests/fakes). Ports carry no
+ * policy: no retries, no logging above debug. Mutating calls are idempotent
+ * and say whether they changed anything. A call returns only once its attempt
+ * is over: on Errc::Timeout the command was killed and reaped, so what it did
+ * (or not) is visible to the next read.
+ */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "engine/model.hpp"
+#include "spec/volume_spec.hpp"
+
+namespace rbdvolume {
+
+enum class Change : uint8_t { Unchanged, Changed };
+
+class MountTable
+{
+public:
+	virtual ~MountTable() = default;
+	/* The whole table, bottom of each stack first; read once per pass. */
+	virtual Result<std::vector<MountEntry>> read() = 0;
+};
+
+struct MountRequest {
+	std::string source; /* a block device, or a path to bind */
+	std::string target; /* created (directory, or file for a device node) when missing */
+	std::string fsType; /* "" for a bind mount */
+	std::vector<std::string> options;
+	bool readOnly = false;
+	std::string owner; /* the volume name carried in our marker option */
+};
+
+class Mounter
+{
+public:
+	virtual ~Mounter() = default;
+	virtual Result<Change> mount(const MountRequest &request) = 0;
+	/* Binds request.source on request.target; a read-only bind is bind then remount. */
+	virtual Result<Change> bind(const MountRequest &request) = 0;
+	/* Errc::Busy when a process holds the mount; Unchanged when nothing is mounted. */
+	virtual Result<Change> unmount(const std::string &target) = 0;
+};
+
+class BlockProbe
+{
+public:
+	virtual ~BlockProbe() = default;
+	virtual ProbeResult probe(const std::string &device) = 0;
+	/* The device's size in bytes (BLKGETSIZE64). */
+	virtual Result<uint64_t> deviceSize(const std::string &device) = 0;
+};
+
+class Mapper
+{
+public:
+	virtual ~Mapper() = default;
+	/* Every RBD image mapped on this host, by any driver. */
+	virtual Result<std::vector<MappedImage>> list() = 0;
+	/* Maps the spec's image with its driver; returns the block device. */
+	virtual Result<std::string> map(const VolumeSpec &spec) = 0;
+	virtual Result<Change> unmap(const VolumeSpec &spec, const std::string &device) = 0;
+};
+
+class Cluster
+{
+public:
+	virtual ~Cluster() = default;
+	/* The image exists (created from spec.image.create when missing and allowed). */
+	virtual Result<Change> ensureImage(const VolumeSpec &spec) = 0;
+};
+
+class Formatter
+{
+public:
+	virtual ~Formatter() = default;
+	/* mkfs; the caller has just probed the device blank. Never forces. */
+	virtual Result<void> format(const std::string &device, const FilesystemSpec &fs) = 0;
+	/* fsck before a read-write mount; Errc::Conflict when errors remain. */
+	virtual Result<void> check(const std::string &device, const FilesystemSpec &fs) = 0;
+	/*
+	 * Grows the filesystem to fill the device: online through `mountPoint`,
+	 * or offline when it is "" (ext4 only). Unchanged when it already did.
+	 */
+	virtual Result<Change> grow(const std::string &device, const std::string &mountPoint,
+				    const FilesystemSpec &fs) = 0;
+};
+
+class OwnershipStore
+{
+public:
+	virtual ~OwnershipStore() = default;
+	/* An empty record when there is none. */
+	virtual Result<Ownership> load(const std::string &volume) = 0;
+	/* Atomic; an empty record removes the file. */
+	virtual Result<void> save(const std::string &volume, const Ownership &record) = 0;
+};
+
+/* Everything the engine touches on a host. */
+struct Host {
+	MountTable &mountTable;
+	Mounter &mounter;
+	BlockProbe &probe;
+	Mapper &mapper;
+	Cluster &cluster;
+	Formatter &formatter;
+	OwnershipStore &records;
+};
+
+} /* namespace rbdvolume */

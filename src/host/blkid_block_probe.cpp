@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/blkid_block_probe.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+#include <blkid/blkid.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+struct ProbeFree {
+	void operator()(blkid_struct_probe *probe) const { blkid_free_probe(probe); }
+};
+using ProbePtr = std::unique_ptr<blkid_struct_probe, ProbeFree>;
+
+ProbePtr openProbe(const std::string &device)
+{
+	ProbePtr probe(blkid_new_probe_from_filename(device.c_str()));
+	if (!probe)
+		return probe;
+	blkid_probe_enable_superblocks(probe.get(), 1);
+	blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(probe.get(), 1);
+	blkid_probe_set_partitions_flags(probe.get(), BLKID_PARTS_MAGIC);
+	return probe;
+}
+
+std::string value(blkid_probe probe, const char *name)
+{
+	const char *data = nullptr;
+	size_t size = 0;
+	if (blkid_probe_lookup_value(probe, name, &data, &size) != 0 || !data)
+		return {};
+	return { data, strnlen(data, size) };
+}
+
+/* Every signature there is, wipefs-style, to name an ambivalent result. */
+std::string allSignatures(const std::string &device)
+{
+	const ProbePtr probe = openProbe(device);
+	if (!probe)
+		return "unknown";
+	std::string found;
+	while (blkid_do_probe(probe.get()) == 0) {
+		std::string type = value(probe.get(), "TYPE");
+		if (type.empty())
+			type = value(probe.get(), "PTTYPE");
+		if (type.empty())
+			continue;
+		found += (found.empty() ? "" : ",") + type;
+	}
+	return found.empty() ? "unknown" : found;
+}
+
+uint64_t littleEndian(const unsigned char *bytes, size_t size)
+{
+	uint64_t value = 0;
+	for (size_t i = size; i-- > 0;)
+		value = (value << 8) | bytes[i];
+	return value;
+}
+
+uint64_t bigEndian(const unsigned char *bytes, size_t size)
+{
+	uint64_t value = 0;
+	for (size_t i = 0; i < size; i++)
+		value = (value << 8) | bytes[i];
+	return value;
+}
+
+/*
+ * What the filesystem spans, from its primary superblock (libblkid 2.38 has
+ * no FSSIZE): ext4 blocks_count (hi half with the 64bit feature) times its
+ * block size; xfs dblocks times blocksize. 0 when unreadable or unknown.
+ */
+uint64_t filesystemBytes(int fd, const std::string &type)
+{
+	std::array<unsigned char, 1024> sb{};
+	if (type == "ext4") {
+		if (pread(fd, sb.data(), sb.size(), 1024) != static_cast<ssize_t>(sb.size()))
+			return 0;
+		const uint64_t logBlock = littleEndian(&sb.at(24), 4);
+		if (logBlock > 6)
+			return 0;
+		uint64_t blocks = littleEndian(&sb.at(4), 4);
+		constexpr uint64_t Incompat64Bit = 0x80;
+		if ((littleEndian(&sb.at(0x60), 4) & Incompat64Bit) != 0)
+			blocks |= littleEndian(&sb.at(0x150), 4) << 32;
+		return blocks * (uint64_t{ 1024 } << logBlock);
+	}
+	if (type == "xfs") {
+		if (pread(fd, sb.data(), 16, 0) != 16 || bigEndian(sb.data(), 4) != 0x58465342)
+			return 0;
+		return bigEndian(&sb.at(8), 8) * bigEndian(&sb.at(4), 4);
+	}
+	return 0;
+}
+
+} /* namespace */
+
+ProbeResult BlkidBlockProbe::probe(const std::string &device)
+{
+	const ProbePtr probe = openProbe(device);
+	if (!probe)
+		return ProbeResult{ ProbeKind::Failed,
+				    "cannot open " + device + ": " + errnoText(errno) };
+
+	const auto deviceBytes =
+		static_cast<uint64_t>(std::max<blkid_loff_t>(0, blkid_probe_get_size(probe.get())));
+	switch (blkid_do_safeprobe(probe.get())) {
+	case 1:
+		return ProbeResult{ ProbeKind::Blank, "", deviceBytes, 0 };
+	case 0: {
+		std::string type = value(probe.get(), "TYPE");
+		if (type.empty())
+			type = value(probe.get(), "PTTYPE");
+		if (type.empty())
+			type = "unknown";
+		const uint64_t fsBytes = filesystemBytes(blkid_probe_get_fd(probe.get()), type);
+		return ProbeResult{ ProbeKind::Signature, type, deviceBytes, fsBytes };
+	}
+	case -2:
+		return ProbeResult{ ProbeKind::Ambivalent, allSignatures(device), deviceBytes, 0 };
+	default:
+		return ProbeResult{ ProbeKind::Failed, "libblkid could not probe " + device,
+				    deviceBytes, 0 };
+	}
+}
+
+Result<uint64_t> BlkidBlockProbe::deviceSize(const std::string &device)
+{
+	const UniqueFd fd(open(device.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+	if (!fd.valid())
+		return fail(Errc::Io, "cannot open " + device + ": " + errnoText(errno), errno);
+	uint64_t bytes = 0;
+	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
+		return fail(Errc::Io, "cannot read the size of " + device + ": " + errnoText(errno),
+			    errno);
+	return bytes;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/command_runner.hpp"
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <sys/wait.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Pipe {
+	UniqueFd read;
+	UniqueFd write;
+};
+
+Result<Pipe> makePipe()
+{
+	std::array<int, 2> fds{};
+	if (pipe2(fds.data(), O_CLOEXEC) < 0)
+		return fail(Errc::Io, std::string("pipe2: ") + errnoText(errno), errno);
+	return Pipe{ UniqueFd(fds[0]), UniqueFd(fds[1]) };
+}
+
+std::vector<char *> cStrings(std::vector<std::string> &strings)
+{
+	std::vector<char *> out;
+	out.reserve(strings.size() + 1);
+	for (std::string &s : strings)
+		out.push_back(s.data());
+	out.push_back(nullptr);
+	return out;
+}
+
+/* Spawn attributes: own process group, default signal dispositions, empty mask. */
+class SpawnSetup
+{
+public:
+	SpawnSetup()
+	{
+		posix_spawnattr_init(&attr_);
+		posix_spawn_file_actions_init(&actions_);
+	}
+	~SpawnSetup()
+	{
+		posix_spawnattr_destroy(&attr_);
+		posix_spawn_file_actions_destroy(&actions_);
+	}
+	SpawnSetup(const SpawnSetup &) = delete;
+	SpawnSetup &operator=(const SpawnSetup &) = delete;
+	SpawnSetup(SpawnSetup &&) = delete;
+	SpawnSetup &operator=(SpawnSetup &&) = delete;
+
+	int prepare(int outFd, int errFd)
+	{
+		sigset_t all;
+		sigset_t none;
+		sigfillset(&all);
+		sigemptyset(&none);
+		int r = posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETPGROUP |
+								 POSIX_SPAWN_SETSIGDEF |
+								 POSIX_SPAWN_SETSIGMASK);
+		if (r == 0)
+			r = posix_spawnattr_setpgroup(&attr_, 0);
+		if (r == 0)
+			r = posix_spawnattr_setsigdefault(&attr_, &all);
+		if (r == 0)
+			r = posix_spawnattr_setsigmask(&attr_, &none);
+		if (r == 0)
+			r = posix_spawn_file_actions_addopen(&actions_, STDIN_FILENO, "/dev/null",
+							     O_RDONLY, 0);
+		if (r == 0)
+			r = posix_spawn_file_actions_adddup2(&actions_, outFd, STDOUT_FILENO);
+		if (r == 0)
+			r = posix_spawn_file_actions_adddup2(&actions_, errFd, STDERR_FILENO);
+		return r;
+	}
+
+	const posix_spawnattr_t *attr() const { return &attr_; }
+	const posix_spawn_file_actions_t *actions() const { return &actions_; }
+
+private:
+	posix_spawnattr_t attr_{};
+	posix_spawn_file_actions_t actions_{};
+};
+
+void append(std::string &buffer, const char *data, size_t size)
+{
+	const size_t room =
+		CommandOutput::OutputLimit - std::min(buffer.size(), CommandOutput::OutputLimit);
+	buffer.append(data, std::min(size, room));
+}
+
+/* Drains both pipes until EOF or the deadline; false on timeout. */
+bool collect(int outFd, int errFd, Clock::time_point deadline, CommandOutput &output)
+{
+	std::array<pollfd, 2> fds = { pollfd{ outFd, POLLIN, 0 }, pollfd{ errFd, POLLIN, 0 } };
+	std::array<char, 4096> buffer{};
+	size_t open = 2;
+	while (open > 0) {
+		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - Clock::now());
+		if (left.count() <= 0)
+			return false;
+		const int ready = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			return false; /* timed out, or poll broke: either way the group is killed */
+		for (size_t i = 0; i < fds.size(); i++) {
+			if (fds.at(i).fd < 0 || fds.at(i).revents == 0)
+				continue;
+			const ssize_t n = read(fds.at(i).fd, buffer.data(), buffer.size());
+			if (n > 0) {
+				append(i == 0 ? output.out : output.err, buffer.data(),
+				       static_cast<size_t>(n));
+			} else if (n == 0 || errno != EINTR) {
+				fds.at(i).fd = -1;
+				open--;
+			}
+		}
+	}
+	return true;
+}
+
+int reap(pid_t pid)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	return status;
+}
+
+} /* namespace */
+
+std::string quoteArgv(const std::vector<std::string> &argv)
+{
+	std::string out;
+	for (const std::string &arg : argv) {
+		if (!out.empty())
+			out += ' ';
+		out += '\'' + arg + '\'';
+	}
+	return out;
+}
+
+std::string CommandOutput::describe() const
+{
+	std::string text = termSignal != 0 ? "killed by signal " + std::to_string(termSignal)
+					   : "exit status " + std::to_string(exitStatus);
+	std::string last = err.empty() ? out : err;
+	while (!last.empty() && (last.back() == '\n' || last.back() == ' '))
+		last.pop_back();
+	const size_t newline = last.rfind('\n');
+	if (newline != std::string::npos)
+		last = last.substr(newline + 1);
+	if (!last.empty())
+		text += ": " + last;
+	return text;
+}
+
+Result<CommandOutput> PosixCommandRunner::run(const Command &command)
+{
+	if (command.argv.empty())
+		return fail(Errc::InvalidArgument, "empty command");
+	auto out = makePipe();
+	auto err = makePipe();
+	if (!out || !err)
+		return tl::make_unexpected(!out ? out.error() : err.error());
+
+	SpawnSetup setup;
+	if (const int r = setup.prepare(out->write.get(), err->write.get()); r != 0)
+		return fail(Errc::Io, std::string("posix_spawn setup: ") + errnoText(r), r);
+
+	std::vector<std::string> argv = command.argv;
+	std::vector<std::string> env = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C" };
+	env.insert(env.end(), command.env.begin(), command.env.end());
+	const std::vector<char *> cArgv = cStrings(argv);
+	const std::vector<char *> cEnv = cStrings(env);
+
+	pid_t pid = 0;
+	const int r = posix_spawn(&pid, argv.front().c_str(), setup.actions(), setup.attr(),
+				  cArgv.data(), cEnv.data());
+	if (r != 0)
+		return fail(r == ENOENT ? Errc::NotFound : Errc::Io,
+			    "cannot run '" + argv.front() + "': " + errnoText(r), r);
+	out->write.reset();
+	err->write.reset();
+
+	CommandOutput output;
+	const bool finished =
+		collect(out->read.get(), err->read.get(), Clock::now() + command.timeout, output);
+	if (!finished)
+		kill(-pid, SIGKILL); /* the whole group: a tool's children die with it */
+	const int status = reap(pid);
+	if (!finished)
+		return fail(Errc::Timeout,
+			    "'" + argv.front() + "' did not finish within " +
+				    std::to_string(command.timeout.count()) + " ms and was killed",
+			    ETIMEDOUT);
+
+	if (WIFEXITED(status))
+		output.exitStatus = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		output.termSignal = WTERMSIG(status);
+	return output;
+}
+
+} /* namespace rbdvolume */

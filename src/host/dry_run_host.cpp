@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/dry_run_host.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+tl::unexpected<Error> refused(const std::string &what)
+{
+	return fail(Errc::Internal, "dry run: refusing to " + what);
+}
+
+} /* namespace */
+
+DryRunHost::DryRunHost(std::string ownershipDir, SystemRoots roots)
+	: records_(std::move(ownershipDir)),
+	  roots_(std::move(roots)), host_{ table_, *this, probe_, *this, *this, *this, *this }
+{
+}
+
+Result<Change> DryRunHost::mount(const MountRequest &request)
+{
+	return refused("mount " + request.target);
+}
+
+Result<Change> DryRunHost::bind(const MountRequest &request)
+{
+	return refused("bind " + request.target);
+}
+
+Result<Change> DryRunHost::unmount(const std::string &target)
+{
+	return refused("unmount " + target);
+}
+
+/* Mapped images by the kernel drivers; rbd-fuse mappings join with the fuse driver. */
+Result<std::vector<MappedImage>> DryRunHost::list()
+{
+	std::vector<MappedImage> mapped = listKrbdMappings(roots_);
+	std::vector<MappedImage> nbd = listNbdMappings(roots_);
+	mapped.insert(mapped.end(), nbd.begin(), nbd.end());
+	return mapped;
+}
+
+Result<std::string> DryRunHost::map(const VolumeSpec &spec)
+{
+	return refused("map " + spec.image.display());
+}
+
+Result<Change> DryRunHost::unmap(const VolumeSpec &spec, const std::string &device)
+{
+	(void)spec;
+	return refused("unmap " + device);
+}
+
+Result<Change> DryRunHost::ensureImage(const VolumeSpec &spec)
+{
+	return refused("create " + spec.image.display());
+}
+
+Result<void> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
+{
+	(void)fs;
+	return refused("format " + device);
+}
+
+Result<void> DryRunHost::check(const std::string &device, const FilesystemSpec &fs)
+{
+	(void)fs;
+	return refused("check " + device);
+}
+
+Result<Change> DryRunHost::grow(const std::string &device, const std::string &mountPoint,
+				const FilesystemSpec &fs)
+{
+	(void)mountPoint;
+	(void)fs;
+	return refused("grow " + device);
+}
+
+Result<Ownership> DryRunHost::load(const std::string &volume)
+{
+	return records_.load(volume);
+}
+
+Result<void> DryRunHost::save(const std::string &volume, const Ownership &record)
+{
+	(void)record;
+	return refused("write the ownership record of " + volume);
+}
+
+} /* namespace rbdvolume */

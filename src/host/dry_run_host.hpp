@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * DryRunHost: a Host that observes this machine for real and refuses every
+ * change, for `rbd-volumectl plan`. The refusals are a guard: planning never
+ * executes, and if it ever tried, nothing would happen.
+ */
+#pragma once
+
+#include <string>
+
+#include "engine/ports.hpp"
+#include "host/blkid_block_probe.hpp"
+#include "host/libmount_mount_table.hpp"
+#include "host/mapping_discovery.hpp"
+#include "host/ownership_files.hpp"
+
+namespace rbdvolume {
+
+class DryRunHost : private Mounter,
+		   private Mapper,
+		   private Cluster,
+		   private Formatter,
+		   private OwnershipStore
+{
+public:
+	DryRunHost(std::string ownershipDir, SystemRoots roots);
+
+	Host &host() { return host_; }
+
+private:
+	Result<Change> mount(const MountRequest &request) override;
+	Result<Change> bind(const MountRequest &request) override;
+	Result<Change> unmount(const std::string &target) override;
+	Result<std::vector<MappedImage>> list() override;
+	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
+	Result<Change> grow(const std::string &device, const std::string &mountPoint,
+			    const FilesystemSpec &fs) override;
+	Result<Ownership> load(const std::string &volume) override;
+	Result<void> save(const std::string &volume, const Ownership &record) override;
+
+	LibmountMountTable table_;
+	BlkidBlockProbe probe_;
+	OwnershipFiles records_;
+	SystemRoots roots_;
+	Host host_;
+};
+
+} /* namespace rbdvolume */

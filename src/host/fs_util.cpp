@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/fs_util.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include "common/errno_text.hpp"
+#include "common/paths.hpp"
+#include "common/unique_fd.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+tl::unexpected<Error> errnoError(const std::string &what, int err)
+{
+	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
+		    what + ": " + errnoText(err), err);
+}
+
+std::string parentOf(const std::string &path)
+{
+	const size_t slash = path.rfind('/');
+	return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+bool pointsBelow(const std::filesystem::path &link, const std::string &path)
+{
+	std::error_code ec;
+	const std::filesystem::path target = std::filesystem::read_symlink(link, ec);
+	return !ec && paths::isSameOrBelow(target.string(), path);
+}
+
+std::string commandName(const std::string &pid)
+{
+	std::ifstream comm("/proc/" + pid + "/comm");
+	std::string name;
+	std::getline(comm, name);
+	return name;
+}
+
+} /* namespace */
+
+Result<void> makeDirectories(const std::string &path, mode_t mode)
+{
+	size_t pos = 1;
+	while (pos != std::string::npos) {
+		pos = path.find('/', pos + 1);
+		const std::string part = path.substr(0, pos);
+		if (mkdir(part.c_str(), mode) < 0 && errno != EEXIST)
+			return errnoError("cannot create '" + part + "'", errno);
+	}
+	if (!isDirectory(path))
+		return fail(Errc::Conflict, "'" + path + "' exists and is not a directory",
+			    ENOTDIR);
+	return {};
+}
+
+Result<void> ensureFile(const std::string &path)
+{
+	if (auto made = makeDirectories(parentOf(path)); !made)
+		return made;
+	const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+	if (!fd.valid())
+		return errnoError("cannot create '" + path + "'", errno);
+	return {};
+}
+
+bool isDirectory(const std::string &path)
+{
+	struct stat st {
+	};
+	return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool isMountPoint(const std::string &path)
+{
+	struct statx stx {
+	};
+	if (statx(AT_FDCWD, path.c_str(), AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+		  &stx) != 0)
+		return false;
+	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) != 0 &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
+Result<std::optional<std::string>> readFile(const std::string &path)
+{
+	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!fd.valid()) {
+		if (errno == ENOENT)
+			return std::optional<std::string>();
+		return errnoError("cannot read '" + path + "'", errno);
+	}
+	std::string data;
+	std::array<char, 4096> buffer{};
+	for (;;) {
+		const ssize_t n = read(fd.get(), buffer.data(), buffer.size());
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errnoError("cannot read '" + path + "'", errno);
+		if (n == 0)
+			break;
+		data.append(buffer.data(), static_cast<size_t>(n));
+	}
+	return std::optional<std::string>(std::move(data));
+}
+
+Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
+{
+	const std::string dir = parentOf(path);
+	std::string temp = path + ".tmpXXXXXX";
+	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
+	if (!fd.valid())
+		return errnoError("cannot create a file in '" + dir + "'", errno);
+
+	const auto cleanup = [&](const std::string &what, int err) {
+		unlink(temp.c_str());
+		return errnoError(what, err);
+	};
+	size_t done = 0;
+	while (done < data.size()) {
+		const ssize_t n = write(fd.get(), data.data() + done, data.size() - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cleanup("cannot write '" + temp + "'", errno);
+		done += static_cast<size_t>(n);
+	}
+	if (fchmod(fd.get(), mode) < 0 || fsync(fd.get()) < 0)
+		return cleanup("cannot sync '" + temp + "'", errno);
+	if (rename(temp.c_str(), path.c_str()) < 0)
+		return cleanup("cannot rename to '" + path + "'", errno);
+
+	const UniqueFd dirFd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dirFd.valid())
+		(void)fsync(dirFd.get());
+	return {};
+}
+
+std::string processesUsing(const std::string &path, size_t limit)
+{
+	std::string found;
+	size_t count = 0;
+	std::error_code ec;
+	for (const auto &proc : std::filesystem::directory_iterator("/proc", ec)) {
+		const std::string pid = proc.path().filename().string();
+		if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		bool uses = pointsBelow(proc.path() / "cwd", path) ||
+			    pointsBelow(proc.path() / "root", path);
+		std::error_code fdEc;
+		for (const auto &fd :
+		     std::filesystem::directory_iterator(proc.path() / "fd", fdEc)) {
+			if (uses)
+				break;
+			uses = pointsBelow(fd.path(), path);
+		}
+		if (!uses)
+			continue;
+		if (count == limit) {
+			found += ", ...";
+			break;
+		}
+		found += (count == 0 ? "" : ", ") + ("pid " + pid + " (" + commandName(pid) + ")");
+		count++;
+	}
+	return found;
+}
+
+} /* namespace rbdvolume */

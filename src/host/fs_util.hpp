@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small file-system helpers the adapters share. */
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <sys/types.h>
+
+#include "common/result.hpp"
+
+namespace rbdvolume {
+
+/* mkdir -p; existing directories are fine. */
+Result<void> makeDirectories(const std::string &path, mode_t mode = 0755);
+
+/* An empty regular file at `path` (parents made), as a bind target for a device node. */
+Result<void> ensureFile(const std::string &path);
+
+bool isDirectory(const std::string &path);
+
+/* True when `path` is the root of a mount (statx STATX_ATTR_MOUNT_ROOT): O(1), no table read. */
+bool isMountPoint(const std::string &path);
+
+/* The whole file; nullopt when it does not exist. */
+Result<std::optional<std::string>> readFile(const std::string &path);
+
+/* Writes `data` to `path` atomically: temp file, fsync, rename, fsync the directory. */
+Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode);
+
+/* "pid 1234 (sleep)" for up to `limit` processes with a file, cwd or root below `path`. */
+std::string processesUsing(const std::string &path, size_t limit = 3);
+
+} /* namespace rbdvolume */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/loop_device.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+tl::unexpected<Error> errnoError(const std::string &what, int err)
+{
+	return fail(err == ENOENT ? Errc::NotFound : Errc::Io, what + ": " + errnoText(err), err);
+}
+
+std::string trimmed(std::string text)
+{
+	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+		text.pop_back();
+	return text;
+}
+
+} /* namespace */
+
+Result<std::string> attachLoop(const std::string &file, bool readOnly)
+{
+	const UniqueFd backing(open(file.c_str(), (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC));
+	if (!backing.valid())
+		return errnoError("cannot open '" + file + "'", errno);
+	const UniqueFd control(open("/dev/loop-control", O_RDWR | O_CLOEXEC));
+	if (!control.valid())
+		return errnoError("cannot open /dev/loop-control", errno);
+
+	/* Another attacher may win the free device between GET_FREE and CONFIGURE: retry. */
+	for (int attempt = 0; attempt < 16; attempt++) {
+		const int number = ioctl(control.get(), LOOP_CTL_GET_FREE);
+		if (number < 0)
+			return errnoError("no free loop device", errno);
+		const std::string device = "/dev/loop" + std::to_string(number);
+		const UniqueFd loop(
+			open(device.c_str(), (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC));
+		if (!loop.valid())
+			return errnoError("cannot open " + device, errno);
+
+		loop_config config{};
+		config.fd = static_cast<__u32>(backing.get());
+		config.info.lo_flags = readOnly ? LO_FLAGS_READ_ONLY : 0;
+		file.copy(reinterpret_cast<char *>(config.info.lo_file_name), LO_NAME_SIZE - 1);
+		if (ioctl(loop.get(), LOOP_CONFIGURE, &config) == 0)
+			return device;
+		if (errno != EBUSY)
+			return errnoError("cannot attach " + device + " to '" + file + "'", errno);
+	}
+	return fail(Errc::Busy, "no loop device could be attached to '" + file + "'", EBUSY);
+}
+
+Result<void> detachLoop(const std::string &device)
+{
+	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!loop.valid())
+		return errnoError("cannot open " + device, errno);
+	if (ioctl(loop.get(), LOOP_CLR_FD, 0) < 0 && errno != ENXIO)
+		return fail(errno == EBUSY ? Errc::Busy : Errc::Io,
+			    "cannot detach " + device + ": " + errnoText(errno), errno);
+	return {};
+}
+
+Result<void> refreshLoopSize(const std::string &device)
+{
+	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!loop.valid())
+		return errnoError("cannot open " + device, errno);
+	if (ioctl(loop.get(), LOOP_SET_CAPACITY, 0) < 0)
+		return errnoError("cannot refresh the size of " + device, errno);
+	return {};
+}
+
+Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)
+{
+	std::vector<LoopInfo> loops;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(sysfsRoot + "/block", ec)) {
+		const std::string name = entry.path().filename().string();
+		if (name.rfind("loop", 0) != 0)
+			continue;
+		auto backing = readFile(entry.path().string() + "/loop/backing_file");
+		if (!backing || !*backing)
+			continue; /* not attached */
+		auto ro = readFile(entry.path().string() + "/ro");
+		LoopInfo info;
+		info.device = "/dev/" + name;
+		info.backingFile = trimmed(**backing);
+		info.readOnly = ro && *ro && trimmed(**ro) == "1";
+		loops.push_back(std::move(info));
+	}
+	if (ec)
+		return fail(Errc::Io, "cannot list " + sysfsRoot + "/block: " + ec.message(),
+			    ec.value());
+	return loops;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Loop devices over image files: the fuse driver's block device, and the test mapper's. */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace rbdvolume {
+
+struct LoopInfo {
+	std::string device;	 /* "/dev/loop3" */
+	std::string backingFile; /* as the kernel reports it */
+	bool readOnly = false;
+};
+
+/* Attaches a free loop device over `file` (LOOP_CONFIGURE, direct I/O off). */
+Result<std::string> attachLoop(const std::string &file, bool readOnly);
+
+/* Detaches; Unchanged-like success when the device has no backing file any more. */
+Result<void> detachLoop(const std::string &device);
+
+/* Re-reads the backing file's size (losetup -c), after an image grew. */
+Result<void> refreshLoopSize(const std::string &device);
+
+/* Every attached loop device, from the backing_file of each loop under sysfsRoot/block. */
+Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");
+
+} /* namespace rbdvolume */

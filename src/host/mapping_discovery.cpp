@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/mapping_discovery.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <string_view>
+
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+/* A sysfs attribute's value without its newline; "" when absent. */
+std::string attribute(const std::string &path)
+{
+	auto text = readFile(path);
+	if (!text || !*text)
+		return {};
+	std::string value = std::move(**text);
+	while (!value.empty() && (value.back() == '\n' || value.back() == ' '))
+		value.pop_back();
+	return value;
+}
+
+std::vector<std::string> entries(const std::string &dir)
+{
+	std::vector<std::string> names;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+		names.push_back(entry.path().filename().string());
+	std::sort(names.begin(), names.end());
+	return names;
+}
+
+std::vector<std::string> splitNul(const std::string &text)
+{
+	std::vector<std::string> parts;
+	size_t start = 0;
+	while (start < text.size()) {
+		const size_t end = text.find('\0', start);
+		parts.push_back(text.substr(start, end == std::string::npos ? end : end - start));
+		if (end == std::string::npos)
+			break;
+		start = end + 1;
+	}
+	return parts;
+}
+
+/* rbd-nbd options that take their value as the next argument. */
+constexpr std::array<std::string_view, 22> ValueOptions = {
+	"--device",
+	"--cookie",
+	"--io-timeout",
+	"--timeout",
+	"--reattach-timeout",
+	"--max_part",
+	"--nbds_max",
+	"--quiesce-hook",
+	"--encryption-format",
+	"--encryption-passphrase-file",
+	"--id",
+	"-i",
+	"--name",
+	"-n",
+	"--conf",
+	"-c",
+	"--cluster",
+	"--keyring",
+	"-k",
+	"--keyfile",
+	"--mon-host",
+	"-m",
+};
+
+bool takesValue(const std::string &arg)
+{
+	return std::find(ValueOptions.begin(), ValueOptions.end(), arg) != ValueOptions.end();
+}
+
+} /* namespace */
+
+bool parseImageSpec(const std::string &text, MappedImage &image)
+{
+	std::string rest = text;
+	if (const size_t at = rest.find('@'); at != std::string::npos) {
+		image.snapshot = rest.substr(at + 1);
+		rest.resize(at);
+	}
+	const size_t first = rest.find('/');
+	if (first == std::string::npos || first == 0)
+		return false;
+	image.pool = rest.substr(0, first);
+	const size_t second = rest.find('/', first + 1);
+	if (second == std::string::npos) {
+		image.image = rest.substr(first + 1);
+	} else {
+		image.radosNamespace = rest.substr(first + 1, second - first - 1);
+		image.image = rest.substr(second + 1);
+	}
+	return !image.image.empty() && image.image.find('/') == std::string::npos;
+}
+
+std::string nbdImageArgument(const std::vector<std::string> &argv)
+{
+	bool command = false;
+	for (size_t i = 1; i < argv.size(); i++) {
+		const std::string &arg = argv[i];
+		if (!command) {
+			command = arg == "map" || arg == "attach";
+			if (!command && takesValue(arg))
+				i++;
+			continue;
+		}
+		if (takesValue(arg)) {
+			i++;
+			continue;
+		}
+		if (arg.empty() || arg.front() == '-')
+			continue;
+		return arg;
+	}
+	return {};
+}
+
+std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots)
+{
+	std::vector<MappedImage> mapped;
+	const std::string base = roots.sysfs + "/bus/rbd/devices/";
+	for (const std::string &id : entries(base)) {
+		const std::string dir = base + id + "/";
+		MappedImage image;
+		image.pool = attribute(dir + "pool");
+		image.radosNamespace = attribute(dir + "pool_ns");
+		image.image = attribute(dir + "name");
+		image.snapshot = attribute(dir + "current_snap");
+		if (image.snapshot == "-")
+			image.snapshot.clear(); /* the image head */
+		if (image.pool.empty() || image.image.empty())
+			continue;
+		image.device = "/dev/rbd" + id;
+		image.driver = Driver::Krbd;
+		image.readOnly = attribute(roots.sysfs + "/block/rbd" + id + "/ro") == "1";
+		mapped.push_back(std::move(image));
+	}
+	return mapped;
+}
+
+std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
+{
+	std::vector<MappedImage> mapped;
+	const std::string base = roots.sysfs + "/block/";
+	for (const std::string &name : entries(base)) {
+		if (name.rfind("nbd", 0) != 0)
+			continue;
+		const std::string pid = attribute(base + name + "/pid");
+		if (pid.empty())
+			continue; /* not connected */
+		auto cmdline = readFile(roots.proc + "/" + pid + "/cmdline");
+		if (!cmdline || !*cmdline)
+			continue;
+		const std::vector<std::string> argv = splitNul(**cmdline);
+		if (argv.empty() || std::filesystem::path(argv.front()).filename() != "rbd-nbd")
+			continue; /* an nbd device, but not an RBD image */
+		MappedImage image;
+		if (!parseImageSpec(nbdImageArgument(argv), image))
+			continue;
+		image.device = "/dev/" + name;
+		image.driver = Driver::Nbd;
+		image.readOnly = attribute(base + name + "/ro") == "1";
+		mapped.push_back(std::move(image));
+	}
+	return mapped;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/mount_monitor.hpp"
+
+#include <libmount/libmount.h>
+
+#include "common/errno_text.hpp"
+
+namespace rbdvolume {
+
+Result<std::unique_ptr<MountMonitor>> MountMonitor::create()
+{
+	libmnt_monitor *monitor = mnt_new_monitor();
+	if (!monitor)
+		return fail(Errc::Io, "cannot create a mount monitor", ENOMEM);
+	int r = mnt_monitor_enable_kernel(monitor, 1);
+	const int fd = r < 0 ? r : mnt_monitor_get_fd(monitor);
+	if (fd < 0) {
+		mnt_unref_monitor(monitor);
+		return fail(Errc::Io, "cannot watch the mount table: " + errnoText(-fd), -fd);
+	}
+	return std::unique_ptr<MountMonitor>(new MountMonitor(monitor, fd));
+}
+
+MountMonitor::~MountMonitor()
+{
+	mnt_unref_monitor(monitor_);
+}
+
+int MountMonitor::fd() const
+{
+	return fd_;
+}
+
+bool MountMonitor::drain()
+{
+	bool changed = false;
+	const char *file = nullptr;
+	int type = 0;
+	while (mnt_monitor_next_change(monitor_, &file, &type) == 0)
+		changed = true;
+	return changed;
+}
+
+} /* namespace rbdvolume */

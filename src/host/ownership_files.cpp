@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/ownership_files.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <unistd.h>
+
+#include "common/errno_text.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+
+std::string formatOwnership(const Ownership &record)
+{
+	std::ostringstream out;
+	out << "# rbd-volume ownership record: what rbd-volume created for this volume\n";
+	if (!record.mappedDevice.empty())
+		out << "mapped-device=" << record.mappedDevice << '\n';
+	if (record.mapPending)
+		out << "map-pending=1\n";
+	if (record.formatted)
+		out << "formatted=1\n";
+	if (record.staged)
+		out << "staged=1\n";
+	if (record.sizedBytes != 0)
+		out << "sized-bytes=" << record.sizedBytes << '\n';
+	for (const std::string &target : record.publishedTargets)
+		out << "published=" << target << '\n';
+	return out.str();
+}
+
+Result<Ownership> parseOwnership(const std::string &text, const std::string &path)
+{
+	Ownership record;
+	std::istringstream in(text);
+	std::string line;
+	unsigned number = 0;
+	while (std::getline(in, line)) {
+		number++;
+		if (line.empty() || line.front() == '#')
+			continue;
+		const size_t eq = line.find('=');
+		const std::string key = line.substr(0, eq);
+		const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
+		if (key == "mapped-device")
+			record.mappedDevice = value;
+		else if (key == "map-pending")
+			record.mapPending = value == "1";
+		else if (key == "formatted")
+			record.formatted = value == "1";
+		else if (key == "staged")
+			record.staged = value == "1";
+		else if (key == "sized-bytes")
+			record.sizedBytes = std::strtoull(value.c_str(), nullptr, 10);
+		else if (key == "published")
+			record.publishedTargets.push_back(value);
+		else
+			return fail(Errc::Io, path + ":" + std::to_string(number) +
+						      ": unknown key '" + key +
+						      "' in an ownership record");
+	}
+	return record;
+}
+
+Result<Ownership> OwnershipFiles::load(const std::string &volume)
+{
+	const std::string file = path(volume);
+	auto text = readFile(file);
+	if (!text)
+		return tl::make_unexpected(text.error());
+	if (!*text)
+		return Ownership{};
+	return parseOwnership(**text, file);
+}
+
+Result<void> OwnershipFiles::save(const std::string &volume, const Ownership &record)
+{
+	const std::string file = path(volume);
+	if (record.empty()) {
+		if (unlink(file.c_str()) < 0 && errno != ENOENT)
+			return fail(Errc::Io, "cannot remove '" + file + "': " + errnoText(errno),
+				    errno);
+		return {};
+	}
+	if (auto made = makeDirectories(directory_, 0700); !made)
+		return made;
+	return writeFileAtomic(file, formatOwnership(record), 0600);
+}
+
+} /* namespace rbdvolume */

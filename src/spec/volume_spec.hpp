@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* VolumeSpec: one volume as an operator declared it (spec v1), already validated. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rbdvolume {
+
+enum class Driver : uint8_t { Auto, Krbd, Nbd, Fuse };
+enum class VolumeMode : uint8_t { Filesystem, Block };
+enum class FsType : uint8_t { Ext4, Xfs };
+enum class FormatPolicy : uint8_t { IfBlank, Never };
+enum class CheckPolicy : uint8_t { Auto, Never };
+enum class GrowPolicy : uint8_t { Auto, Never };
+
+const char *driverName(Driver driver);
+const char *fsTypeName(FsType type);
+
+/* Ensure-the-image settings: only hosts that may create images carry them. */
+struct CreateSpec {
+	uint64_t sizeBytes = 0;
+	std::vector<std::string> features; /* empty: the cluster's defaults */
+
+	bool operator==(const CreateSpec &) const = default;
+};
+
+struct ImageSpec {
+	std::string pool;
+	std::string radosNamespace; /* "" is the default namespace */
+	std::string name;
+	std::string snapshot; /* "" maps the image head; a snapshot is read-only */
+	std::optional<CreateSpec> create;
+
+	/* "pool/[namespace/]image[@snapshot]", the form the rbd CLI takes. */
+	std::string display() const;
+
+	bool operator==(const ImageSpec &) const = default;
+};
+
+struct ClusterSpec {
+	std::string conf = "/etc/ceph/ceph.conf";
+	std::string clientId = "admin"; /* without the "client." prefix */
+	std::string keyring;		/* at most one of keyring and keyfile */
+	std::string keyfile;
+	std::vector<std::string> monitors; /* overrides the conf's mon host when set */
+
+	bool operator==(const ClusterSpec &) const = default;
+};
+
+struct MapSpec {
+	Driver driver = Driver::Auto;
+	std::vector<std::string> krbdOptions; /* "key" or "key=value", as `rbd device map -o` */
+	std::vector<std::string> nbdOptions;
+	bool readOnly = false; /* true when the spec says so or maps a snapshot */
+	bool exclusive = false;
+	bool multiWriter = false; /* other clients may write: block mode only */
+
+	bool operator==(const MapSpec &) const = default;
+};
+
+struct FilesystemSpec {
+	FsType type = FsType::Ext4;
+	std::vector<std::string> mkfsOptions;
+	FormatPolicy format = FormatPolicy::IfBlank;
+	CheckPolicy check = CheckPolicy::Auto;
+	GrowPolicy grow = GrowPolicy::Auto;
+
+	bool operator==(const FilesystemSpec &) const = default;
+};
+
+struct StagingSpec {
+	std::string path; /* defaults to /run/rbd-volume/staging/NAME */
+	std::vector<std::string> options;
+
+	bool operator==(const StagingSpec &) const = default;
+};
+
+struct PublishTarget {
+	std::string path;
+	bool readOnly = false; /* defaults to the volume's read-only */
+	std::vector<std::string> options;
+
+	bool operator==(const PublishTarget &) const = default;
+};
+
+struct VolumeSpec {
+	std::string name;	/* the file stem */
+	std::string sourceFile; /* where it came from, for messages */
+	ImageSpec image;
+	ClusterSpec cluster;
+	MapSpec map;
+	VolumeMode mode = VolumeMode::Filesystem;
+	std::optional<FilesystemSpec> filesystem; /* set exactly when mode is Filesystem */
+	StagingSpec staging;
+	std::vector<PublishTarget> publish;
+
+	bool readOnly() const { return map.readOnly; }
+	bool operator==(const VolumeSpec &) const = default;
+};
+
+} /* namespace rbdvolume */

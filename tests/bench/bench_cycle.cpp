@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One stage -> publish -> unpublish -> unstage cycle on a loop device, by the
+ * engine (observe, plan, execute until converged, both ways) and by shelling
+ * out the way kubelet's mount-utils does (losetup, blkid, mount, mount --bind
+ * plus a bind remount, umount, losetup -d), side by side, without and with
+ * mkfs. Target: the engine's cycle costs at most a fifth of the shell's.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include <sys/mount.h>
+
+#include "bench_main.hpp"
+#include "engine/reconcile.hpp"
+#include "host/blkid_block_probe.hpp"
+#include "host/fs_tools.hpp"
+#include "host/libmount_mount_table.hpp"
+#include "host/libmount_mounter.hpp"
+#include "host/loop_device.hpp"
+#include "host/ownership_files.hpp"
+#include "loop_images.hpp"
+
+using namespace rbdvolume;
+
+namespace {
+
+int runs()
+{
+	const char *value = std::getenv("BENCH_RUNS");
+	return value ? std::atoi(value) : 30;
+}
+
+struct Rig {
+	explicit Rig(const std::string &dir)
+		: images(dir + "/images"), formatter(runner, ToolConfig{}),
+		  records(dir + "/owned"), host{ table,	 mounter,   probe,  images,
+						 images, formatter, records }
+	{
+	}
+	LibmountMountTable table;
+	LibmountMounter mounter;
+	BlkidBlockProbe probe;
+	testing::LoopImages images;
+	PosixCommandRunner runner;
+	ToolFormatter formatter;
+	OwnershipFiles records;
+	Host host;
+};
+
+void converge(Host &host, const VolumeSpec &spec, Intent intent)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		auto snapshot = takeSnapshot(host);
+		auto outcome = reconcilePass(host, *snapshot, DesiredVolume{ spec, intent });
+		if (!outcome || !outcome->report.ok()) {
+			std::fprintf(stderr, "bench: engine pass failed: %s\n",
+				     outcome ? outcome->report.firstError()->message.c_str()
+					     : outcome.error().message.c_str());
+			bench::leaveSandbox();
+			std::exit(1);
+		}
+		if (outcome->plan.empty())
+			return;
+	}
+}
+
+VolumeSpec makeSpec(const std::string &dir, const std::string &name)
+{
+	VolumeSpec spec;
+	spec.name = name;
+	spec.image = ImageSpec{ "rbd", "", name, "", std::nullopt };
+	spec.filesystem = FilesystemSpec{};
+	spec.filesystem->check = CheckPolicy::Never;
+	spec.staging.path = dir + "/staging/" + name;
+	spec.publish = { PublishTarget{ dir + "/target/" + name, false, {} } };
+	return spec;
+}
+
+void shellCycle(const std::string &image, const std::string &staging, const std::string &target,
+		bool mkfs)
+{
+	PosixCommandRunner runner;
+	auto attached = runner.run(Command{
+		{ "/usr/sbin/losetup", "-f", "--show", image }, std::chrono::seconds(30), {} });
+	std::string device = attached->out;
+	device.pop_back();
+	if (mkfs)
+		bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
+				 "nodiscard,lazy_itable_init=1", device });
+	/* blkid exits 2 on a blank device, so it is run without mustRun. */
+	(void)runner.run(Command{
+		{ "/usr/sbin/blkid", "-p", "-s", "TYPE", "-s", "PTTYPE", "-o", "export", device },
+		std::chrono::seconds(30),
+		{} });
+	bench::mustRun({ "/usr/bin/mount", "-t", "ext4", "-o", "defaults", device, staging });
+	bench::mustRun({ "/usr/bin/mount", "--bind", staging, target });
+	bench::mustRun({ "/usr/bin/mount", "-o", "bind,remount,rw", staging, target });
+	bench::mustRun({ "/usr/bin/umount", target });
+	bench::mustRun({ "/usr/bin/umount", staging });
+	bench::mustRun({ "/usr/sbin/losetup", "-d", device });
+}
+
+/* The floor: the same kernel work as bare system calls, no tool, no engine. */
+void syscallCycle(const std::string &image, const std::string &staging, const std::string &target,
+		  bool mkfs)
+{
+	auto device = attachLoop(image, false);
+	if (mkfs)
+		bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
+				 "nodiscard,lazy_itable_init=1", *device });
+	BlkidBlockProbe probe;
+	(void)probe.probe(*device);
+	if (mount(device->c_str(), staging.c_str(), "ext4", 0, nullptr) != 0 ||
+	    mount(staging.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+	    umount2(target.c_str(), 0) != 0 || umount2(staging.c_str(), 0) != 0) {
+		std::perror("bench: syscall cycle");
+		bench::leaveSandbox();
+		std::exit(1);
+	}
+	(void)detachLoop(*device);
+}
+
+} /* namespace */
+
+int main()
+{
+	if (const std::string error = bench::enterSandbox(); !error.empty()) {
+		std::fprintf(stderr, "bench_cycle: %s\n", error.c_str());
+		return 77;
+	}
+	const std::string dir = bench::scratch();
+	std::filesystem::create_directories(dir + "/images");
+	std::filesystem::create_directories(dir + "/staging/shell");
+	std::filesystem::create_directories(dir + "/target/shell");
+	Rig rig(dir);
+
+	std::printf("%-14s %10s %10s %10s %12s %12s %10s\n", "cycle", "syscalls", "engine", "shell",
+		    "engine over", "shell over", "ratio");
+	int n = 0; /* numbers every image and volume of the run: none is reused */
+	for (const bool mkfs : { false, true }) {
+		/* Each run gets a fresh image, formatted beforehand unless mkfs is timed. */
+		std::string image;
+		VolumeSpec spec;
+		const auto freshImage = [&] {
+			image = dir + "/images/plain-" + std::to_string(n++) + ".img";
+			bench::mustRun({ "/usr/bin/truncate", "-s", "256M", image });
+			if (!mkfs)
+				bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", image });
+		};
+		const auto freshVolume = [&] {
+			spec = makeSpec(dir, "v" + std::to_string(n++));
+			if (!rig.images.createImage(spec.image, 256ull << 20)) {
+				bench::leaveSandbox();
+				std::exit(1);
+			}
+			if (!mkfs)
+				bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q",
+						 rig.images.imagePath(spec.image) });
+		};
+		const std::string staging = dir + "/staging/shell";
+		const std::string target = dir + "/target/shell";
+
+		const double floor = bench::medianMicros(
+			runs(), [&] { syscallCycle(image, staging, target, mkfs); }, freshImage);
+		const double shell = bench::medianMicros(
+			runs(), [&] { shellCycle(image, staging, target, mkfs); }, freshImage);
+		const double engine = bench::medianMicros(
+			runs(),
+			[&] {
+				converge(rig.host, spec, Intent::Up);
+				converge(rig.host, spec, Intent::Down);
+			},
+			freshVolume);
+
+		/* Overhead: what each way adds to the bare kernel work (ms). */
+		const double engineOver = (engine - floor) / 1000;
+		const double shellOver = (shell - floor) / 1000;
+		std::printf("%-14s %10.2f %10.2f %10.2f %12.2f %12.2f %10.2f\n",
+			    mkfs ? "with mkfs" : "without mkfs", floor / 1000, engine / 1000,
+			    shell / 1000, engineOver, shellOver, engineOver / shellOver);
+	}
+	bench::leaveSandbox();
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bench_main.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sched.h>
+#include <unistd.h>
+#include <vector>
+
+#include <sys/mount.h>
+
+#include "host/command_runner.hpp"
+#include "host/loop_device.hpp"
+
+namespace rbdvolume::bench {
+
+namespace {
+
+std::string &scratchDir()
+{
+	static std::string dir;
+	return dir;
+}
+
+} /* namespace */
+
+std::string enterSandbox()
+{
+	if (geteuid() != 0)
+		return "needs root";
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+		return std::string("private mount namespace: ") + std::strerror(errno);
+	std::string dir = std::filesystem::temp_directory_path().string() + "/rbdv-bench-XXXXXX";
+	if (!mkdtemp(dir.data()))
+		return std::string("mkdtemp: ") + std::strerror(errno);
+	if (mount("rbdv-bench", dir.c_str(), "tmpfs", 0, "mode=0755,size=4g") != 0)
+		return std::string("scratch tmpfs: ") + std::strerror(errno);
+	scratchDir() = dir;
+	setenv("LIBMOUNT_UTAB", (dir + "/utab").c_str(), 1);
+	return {};
+}
+
+const std::string &scratch()
+{
+	return scratchDir();
+}
+
+void leaveSandbox()
+{
+	if (auto loops = listLoops()) {
+		for (const LoopInfo &loop : *loops) {
+			if (loop.backingFile.rfind(scratch() + "/", 0) == 0)
+				(void)detachLoop(loop.device);
+		}
+	}
+	(void)umount2(scratch().c_str(), MNT_DETACH);
+	(void)rmdir(scratch().c_str());
+}
+
+double medianMicros(int runs, const std::function<void()> &body, const std::function<void()> &setup)
+{
+	std::vector<double> times;
+	times.reserve(static_cast<size_t>(runs));
+	for (int i = 0; i < runs; i++) {
+		if (setup)
+			setup();
+		const auto start = std::chrono::steady_clock::now();
+		body();
+		times.push_back(std::chrono::duration<double, std::micro>(
+					std::chrono::steady_clock::now() - start)
+					.count());
+	}
+	std::sort(times.begin(), times.end());
+	return times.at(times.size() / 2);
+}
+
+void mustRun(const std::vector<std::string> &argv)
+{
+	PosixCommandRunner runner;
+	auto output = runner.run(Command{ argv, std::chrono::seconds(120), {} });
+	if (!output || !output->succeeded()) {
+		std::fprintf(stderr, "bench: %s failed: %s\n", quoteArgv(argv).c_str(),
+			     output ? output->describe().c_str() : output.error().message.c_str());
+		leaveSandbox();
+		std::exit(1);
+	}
+}
+
+} /* namespace rbdvolume::bench */

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "fake_world.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace rbdvolume::testing {
+
+namespace {
+
+std::string baseName(const std::string &path)
+{
+	return path.substr(path.rfind('/') + 1);
+}
+
+} /* namespace */
+
+const char *fakeOpName(FakeOp op)
+{
+	static const std::map<FakeOp, const char *> names = {
+		{ FakeOp::ReadTable, "read-table" },
+		{ FakeOp::Mount, "mount" },
+		{ FakeOp::Bind, "bind" },
+		{ FakeOp::Unmount, "unmount" },
+		{ FakeOp::List, "list" },
+		{ FakeOp::Map, "map" },
+		{ FakeOp::Unmap, "unmap" },
+		{ FakeOp::EnsureImage, "ensure-image" },
+		{ FakeOp::Format, "format" },
+		{ FakeOp::Check, "check" },
+		{ FakeOp::Save, "save" },
+		{ FakeOp::Grow, "grow" },
+	};
+	return names.at(op);
+}
+
+std::string imageKey(const MappedImage &mapped)
+{
+	ImageSpec image;
+	image.pool = mapped.pool;
+	image.radosNamespace = mapped.radosNamespace;
+	image.name = mapped.image;
+	image.snapshot = mapped.snapshot;
+	return image.display();
+}
+
+Host FakeWorld::host()
+{
+	return Host{ *this, *this, *this, *this, *this, *this, *this };
+}
+
+void FakeWorld::addImage(const ImageSpec &image, std::string signature, bool ambivalent)
+{
+	images_[image.display()] = FakeImage{ std::move(signature), ambivalent };
+}
+
+bool FakeWorld::hasImage(const ImageSpec &image) const
+{
+	return images_.count(image.display()) != 0;
+}
+
+void FakeWorld::setSignature(const ImageSpec &image, std::string signature, bool ambivalent)
+{
+	auto &img = images_.at(image.display());
+	img.signature = std::move(signature);
+	img.ambivalent = ambivalent;
+	/* Whoever wrote a filesystem made it fill the device. */
+	img.fsSize = img.signature.empty() ? 0 : img.size;
+}
+
+std::string FakeWorld::signature(const ImageSpec &image) const
+{
+	const auto it = images_.find(image.display());
+	return it == images_.end() ? std::string() : it->second.signature;
+}
+
+std::string FakeWorld::mapForeign(const ImageSpec &image, bool readOnly)
+{
+	FakeMapping mapping;
+	mapping.mapped = MappedImage{ image.pool,
+				      image.radosNamespace,
+				      image.name,
+				      image.snapshot,
+				      "/dev/rbd" + std::to_string(nextDevice_++),
+				      Driver::Krbd,
+				      readOnly };
+	mapping.foreign = true;
+	mappings_.push_back(mapping);
+	return mapping.mapped.device;
+}
+
+void FakeWorld::mountForeign(const std::string &target, const std::string &device,
+			     const std::string &fsType)
+{
+	mounts_.push_back(FakeMount{ MountEntry{ target, device, "/", fsType, false, "" }, true });
+}
+
+bool FakeWorld::unmountByHand(const std::string &target)
+{
+	const auto it = std::find_if(mounts_.rbegin(), mounts_.rend(),
+				     [&](const FakeMount &m) { return m.entry.target == target; });
+	if (it == mounts_.rend())
+		return false;
+	mounts_.erase(std::next(it).base());
+	return true;
+}
+
+bool FakeWorld::unmapByHand(const std::string &device)
+{
+	const auto it = std::find_if(mappings_.begin(), mappings_.end(), [&](const FakeMapping &m) {
+		return m.mapped.device == device;
+	});
+	if (it == mappings_.end())
+		return false;
+	mappings_.erase(it);
+	return true;
+}
+
+void FakeWorld::setBusy(const std::string &target, bool busy)
+{
+	if (busy)
+		busy_.insert(target);
+	else
+		busy_.erase(target);
+}
+
+void FakeWorld::failNext(FakeOp op, Errc code, bool effect, unsigned after)
+{
+	faults_[op].push_back(Fault{ code, effect, after });
+}
+
+unsigned FakeWorld::calls(FakeOp op) const
+{
+	const auto it = calls_.find(op);
+	return it == calls_.end() ? 0 : it->second;
+}
+
+void FakeWorld::clearFaults()
+{
+	faults_.clear();
+}
+
+const FakeWorld::Fault *FakeWorld::fault(FakeOp op)
+{
+	calls_[op]++;
+	auto it = faults_.find(op);
+	if (it == faults_.end() || it->second.empty())
+		return nullptr;
+	if (it->second.front().after > 0) {
+		it->second.front().after--;
+		return nullptr;
+	}
+	current_ = it->second.front();
+	it->second.pop_front();
+	return &current_;
+}
+
+tl::unexpected<Error> FakeWorld::faultError(FakeOp op)
+{
+	log_.push_back(std::string("fault ") + fakeOpName(op) + ": " + errcName(current_.code));
+	return fail(current_.code,
+		    std::string("injected ") + errcName(current_.code) + " in " + fakeOpName(op));
+}
+
+FakeMapping *FakeWorld::mappingOf(const std::string &device)
+{
+	const auto it = std::find_if(mappings_.begin(), mappings_.end(), [&](const FakeMapping &m) {
+		return m.mapped.device == device;
+	});
+	return it == mappings_.end() ? nullptr : &*it;
+}
+
+FakeImage *FakeWorld::imageOf(const std::string &device)
+{
+	FakeMapping *mapping = mappingOf(device);
+	if (!mapping)
+		return nullptr;
+	const auto it = images_.find(imageKey(mapping->mapped));
+	return it == images_.end() ? nullptr : &it->second;
+}
+
+FakeMount *FakeWorld::topMount(const std::string &target)
+{
+	const auto it = std::find_if(mounts_.rbegin(), mounts_.rend(),
+				     [&](const FakeMount &m) { return m.entry.target == target; });
+	return it == mounts_.rend() ? nullptr : &*it;
+}
+
+bool FakeWorld::deviceInUse(const std::string &device) const
+{
+	return std::any_of(mounts_.begin(), mounts_.end(), [&](const FakeMount &m) {
+		return m.entry.source == device ||
+		       (m.entry.fsType == "devtmpfs" && "/dev" + m.entry.root == device);
+	});
+}
+
+/* The engine never stacks a mount of its own over one it did not make. */
+void FakeWorld::checkNotOverForeign(const std::string &target)
+{
+	if (const FakeMount *top = topMount(target); top && top->foreign)
+		violations_.push_back("mounted over a foreign mount on " + target);
+}
+
+Result<std::vector<MountEntry>> FakeWorld::read()
+{
+	if (fault(FakeOp::ReadTable))
+		return faultError(FakeOp::ReadTable);
+	std::vector<MountEntry> entries;
+	entries.reserve(mounts_.size());
+	for (const FakeMount &m : mounts_)
+		entries.push_back(m.entry);
+	return entries;
+}
+
+Result<Change> FakeWorld::mount(const MountRequest &request)
+{
+	const Fault *f = fault(FakeOp::Mount);
+	if (f && !f->effect)
+		return faultError(FakeOp::Mount);
+
+	const MountEntry wanted{ request.target, request.source,   "/",
+				 request.fsType, request.readOnly, request.owner };
+	if (const FakeMount *top = topMount(request.target); top && top->entry == wanted)
+		return f ? Result<Change>(faultError(FakeOp::Mount)) : Change::Unchanged;
+
+	const FakeImage *image = imageOf(request.source);
+	if (!image)
+		return fail(Errc::NotFound, "special device " + request.source + " does not exist");
+	if (image->signature != request.fsType || image->ambivalent)
+		return fail(Errc::InvalidArgument,
+			    "wrong fs type, bad superblock on " + request.source);
+	if (mappingOf(request.source)->mapped.readOnly && !request.readOnly)
+		return fail(Errc::PermissionDenied, request.source + " is write-protected");
+
+	checkNotOverForeign(request.target);
+	mounts_.push_back(FakeMount{ wanted, false });
+	log_.push_back("mount " + request.source + " " + request.target + " " + request.fsType +
+		       (request.readOnly ? " ro" : " rw"));
+	if (f)
+		return faultError(FakeOp::Mount);
+	return Change::Changed;
+}
+
+Result<Change> FakeWorld::doBind(const MountRequest &request)
+{
+	MountEntry entry;
+	entry.target = request.target;
+	entry.readOnly = request.readOnly;
+	entry.owner = request.owner;
+	if (mappingOf(request.source)) {
+		entry.source = "devtmpfs";
+		entry.root = "/" + baseName(request.source);
+		entry.fsType = "devtmpfs";
+	} else if (const FakeMount *source = topMount(request.source)) {
+		entry.source = source->entry.source;
+		entry.root = source->entry.root;
+		entry.fsType = source->entry.fsType;
+	} else if (request.source.rfind("/dev/", 0) == 0) {
+		return fail(Errc::NotFound, "special device " + request.source + " does not exist");
+	} else {
+		/* Nothing mounted there: the kernel binds the directory of the root fs. */
+		entry.source = "/dev/vda";
+		entry.root = request.source;
+		entry.fsType = "ext4";
+	}
+	if (const FakeMount *top = topMount(request.target); top && top->entry == entry)
+		return Change::Unchanged;
+	checkNotOverForeign(request.target);
+	mounts_.push_back(FakeMount{ entry, false });
+	log_.push_back("bind " + request.source + " " + request.target +
+		       (request.readOnly ? " ro" : " rw"));
+	return Change::Changed;
+}
+
+Result<Change> FakeWorld::bind(const MountRequest &request)
+{
+	const Fault *f = fault(FakeOp::Bind);
+	if (f && !f->effect)
+		return faultError(FakeOp::Bind);
+	auto change = doBind(request);
+	if (f)
+		return faultError(FakeOp::Bind);
+	return change;
+}
+
+Result<Change> FakeWorld::unmount(const std::string &target)
+{
+	const Fault *f = fault(FakeOp::Unmount);
+	if (f && !f->effect)
+		return faultError(FakeOp::Unmount);
+	FakeMount *top = topMount(target);
+	if (!top)
+		return f ? Result<Change>(faultError(FakeOp::Unmount)) : Change::Unchanged;
+	if (busy_.count(target))
+		return fail(Errc::Busy, "target is busy: " + target);
+	if (top->foreign)
+		violations_.push_back("unmounted a foreign mount on " + target);
+	unmountByHand(target);
+	log_.push_back("unmount " + target);
+	if (f)
+		return faultError(FakeOp::Unmount);
+	return Change::Changed;
+}
+
+ProbeResult FakeWorld::probe(const std::string &device)
+{
+	const FakeImage *image = imageOf(device);
+	if (!image)
+		return ProbeResult{ ProbeKind::Failed, "no such device " + device };
+	if (image->ambivalent)
+		return ProbeResult{ ProbeKind::Ambivalent, image->signature, image->size, 0 };
+	if (image->signature.empty())
+		return ProbeResult{ ProbeKind::Blank, "", image->size, 0 };
+	return ProbeResult{ ProbeKind::Signature, image->signature, image->size, image->fsSize };
+}
+
+Result<std::vector<MappedImage>> FakeWorld::list()
+{
+	if (fault(FakeOp::List))
+		return faultError(FakeOp::List);
+	std::vector<MappedImage> out;
+	out.reserve(mappings_.size());
+	for (const FakeMapping &m : mappings_)
+		out.push_back(m.mapped);
+	return out;
+}
+
+Result<std::string> FakeWorld::map(const VolumeSpec &spec)
+{
+	const Fault *f = fault(FakeOp::Map);
+	if (f && !f->effect)
+		return faultError(FakeOp::Map);
+	const std::string key = spec.image.display();
+	if (!images_.count(key))
+		return fail(Errc::NotFound, "image " + key + " does not exist");
+	for (const FakeMapping &m : mappings_) {
+		if (imageKey(m.mapped) == key)
+			return f ? Result<std::string>(faultError(FakeOp::Map))
+				 : Result<std::string>(m.mapped.device);
+	}
+	FakeMapping mapping;
+	const Driver driver = spec.map.driver == Driver::Auto ? Driver::Krbd : spec.map.driver;
+	mapping.mapped = MappedImage{ spec.image.pool,
+				      spec.image.radosNamespace,
+				      spec.image.name,
+				      spec.image.snapshot,
+				      "/dev/rbd" + std::to_string(nextDevice_++),
+				      driver,
+				      spec.readOnly() };
+	mappings_.push_back(mapping);
+	log_.push_back("map " + key + " " + mapping.mapped.device);
+	if (f)
+		return faultError(FakeOp::Map);
+	return mapping.mapped.device;
+}
+
+Result<Change> FakeWorld::unmap(const VolumeSpec &spec, const std::string &device)
+{
+	const Fault *f = fault(FakeOp::Unmap);
+	if (f && !f->effect)
+		return faultError(FakeOp::Unmap);
+	const FakeMapping *mapping = mappingOf(device);
+	if (!mapping)
+		return f ? Result<Change>(faultError(FakeOp::Unmap)) : Change::Unchanged;
+	if (deviceInUse(device))
+		return fail(Errc::Busy, device + " is still mounted");
+	if (mapping->foreign)
+		violations_.push_back("unmapped a foreign mapping " + device);
+	if (imageKey(mapping->mapped) != spec.image.display())
+		violations_.push_back("unmapped " + device + ", a mapping of another image");
+	unmapByHand(device);
+	log_.push_back("unmap " + device);
+	if (f)
+		return faultError(FakeOp::Unmap);
+	return Change::Changed;
+}
+
+Result<Change> FakeWorld::ensureImage(const VolumeSpec &spec)
+{
+	const Fault *f = fault(FakeOp::EnsureImage);
+	if (f && !f->effect)
+		return faultError(FakeOp::EnsureImage);
+	const std::string key = spec.image.display();
+	if (images_.count(key))
+		return f ? Result<Change>(faultError(FakeOp::EnsureImage)) : Change::Unchanged;
+	if (!spec.image.create)
+		return fail(Errc::NotFound, "image " + key + " does not exist");
+	images_[key] = FakeImage{};
+	log_.push_back("create " + key);
+	if (f)
+		return faultError(FakeOp::EnsureImage);
+	return Change::Changed;
+}
+
+Result<void> FakeWorld::format(const std::string &device, const FilesystemSpec &fs)
+{
+	const Fault *f = fault(FakeOp::Format);
+	if (f && !f->effect)
+		return faultError(FakeOp::Format);
+	FakeImage *image = imageOf(device);
+	if (!image)
+		return fail(Errc::NotFound, "no such device " + device);
+	if (!image->signature.empty() || image->ambivalent)
+		violations_.push_back("formatted " + device + " over '" + image->signature + "'");
+	if (mappingOf(device)->mapped.readOnly)
+		violations_.push_back("formatted " + device + ", a read-only mapping");
+	image->signature = fsTypeName(fs.type);
+	image->ambivalent = false;
+	image->fsSize = image->size;
+	log_.push_back("mkfs " + device + " " + image->signature);
+	if (f)
+		return faultError(FakeOp::Format);
+	return {};
+}
+
+Result<void> FakeWorld::check(const std::string &device, const FilesystemSpec &fs)
+{
+	if (fault(FakeOp::Check))
+		return faultError(FakeOp::Check);
+	const FakeImage *image = imageOf(device);
+	if (!image || image->signature != fsTypeName(fs.type))
+		return fail(Errc::Conflict,
+			    "fsck found no " + std::string(fsTypeName(fs.type)) + " on " + device);
+	log_.push_back("fsck " + device);
+	return {};
+}
+
+Result<uint64_t> FakeWorld::deviceSize(const std::string &device)
+{
+	const FakeImage *image = imageOf(device);
+	if (!image)
+		return fail(Errc::NotFound, "no such device " + device);
+	return image->size;
+}
+
+void FakeWorld::resizeImage(const ImageSpec &image, uint64_t bytes)
+{
+	images_.at(image.display()).size = bytes;
+}
+
+/* Like xfs_growfs (online only) and resize2fs (online, or offline when unmounted). */
+Result<Change> FakeWorld::grow(const std::string &device, const std::string &mountPoint,
+			       const FilesystemSpec &fs)
+{
+	const Fault *f = fault(FakeOp::Grow);
+	if (f && !f->effect)
+		return faultError(FakeOp::Grow);
+	FakeImage *image = imageOf(device);
+	if (!image)
+		return fail(Errc::NotFound, "no such device " + device);
+	if (mountPoint.empty() && (image->signature != fsTypeName(fs.type) || image->ambivalent))
+		violations_.push_back("grew " + device + ", which carries '" + image->signature +
+				      "'");
+	if (!mountPoint.empty()) {
+		const FakeMount *mount = topMount(mountPoint);
+		if (mount && mount->entry.fsType != fsTypeName(fs.type))
+			violations_.push_back("grew " + mountPoint + " as " + fsTypeName(fs.type) +
+					      ", but it is " + mount->entry.fsType);
+	}
+	if (mountPoint.empty()) {
+		if (fs.type == FsType::Xfs)
+			return fail(Errc::Unsupported, "xfs grows only while mounted");
+		if (deviceInUse(device))
+			return fail(Errc::Busy,
+				    device + " is mounted: an offline grow needs it not to be");
+	} else {
+		const FakeMount *mount = topMount(mountPoint);
+		if (!mount || mount->entry.source != device)
+			return fail(Errc::NotFound, device + " is not mounted on " + mountPoint);
+	}
+	const Change change = image->fsSize == image->size ? Change::Unchanged : Change::Changed;
+	image->fsSize = image->size;
+	if (change == Change::Changed)
+		log_.push_back("grow " + device + (mountPoint.empty() ? " offline" : " online"));
+	if (f)
+		return faultError(FakeOp::Grow);
+	return change;
+}
+
+Result<Ownership> FakeWorld::load(const std::string &volume)
+{
+	const auto it = records_.find(volume);
+	return it == records_.end() ? Ownership{} : it->second;
+}
+
+Result<void> FakeWorld::save(const std::string &volume, const Ownership &record)
+{
+	if (fault(FakeOp::Save))
+		return faultError(FakeOp::Save);
+	if (record.empty())
+		records_.erase(volume);
+	else
+		records_[volume] = record;
+	return {};
+}
+
+std::string FakeWorld::deviceOf(const ImageSpec &image) const
+{
+	const auto it = std::find_if(mappings_.begin(), mappings_.end(), [&](const FakeMapping &m) {
+		return imageKey(m.mapped) == image.display();
+	});
+	return it == mappings_.end() ? std::string() : it->mapped.device;
+}
+
+Ownership FakeWorld::record(const std::string &volume) const
+{
+	const auto it = records_.find(volume);
+	return it == records_.end() ? Ownership{} : it->second;
+}
+
+std::string FakeWorld::describe() const
+{
+	std::ostringstream out;
+	for (const FakeMapping &m : mappings_)
+		out << "mapped " << imageKey(m.mapped) << " " << m.mapped.device
+		    << (m.mapped.readOnly ? " ro" : " rw") << (m.foreign ? " foreign" : "") << '\n';
+	for (const FakeMount &m : mounts_)
+		out << "mount " << m.entry.target << " <- " << m.entry.source << m.entry.root << " "
+		    << m.entry.fsType << (m.entry.readOnly ? " ro" : " rw")
+		    << (m.foreign ? " foreign" : "") << (m.entry.owner.empty() ? "" : " owner=")
+		    << m.entry.owner << '\n';
+	for (const auto &[name, image] : images_)
+		out << "image " << name << " '" << image.signature << "'"
+		    << (image.ambivalent ? " ambivalent" : "") << '\n';
+	for (const auto &[name, record] : records_) {
+		out << "record " << name << ": device '" << record.mappedDevice << "'"
+		    << (record.mapPending ? " map-pending" : "")
+		    << (record.formatted ? " formatted" : "") << (record.staged ? " staged" : "")
+		    << " targets";
+		for (const std::string &target : record.publishedTargets)
+			out << ' ' << target;
+		out << '\n';
+	}
+	return out.str();
+}
+
+} /* namespace rbdvolume::testing */

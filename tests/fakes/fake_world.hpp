@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * FakeWorld: one consistent in-memory host (images, mappings, devices, mounts,
+ * ownership records) behind every port, for unit tests. It behaves like the
+ * kernel where it matters (a busy unmount fails, a bind of an unmounted path
+ * binds the directory beneath, a device with mounts cannot be unmapped, a
+ * read-only device does not mount read-write) and records every data-safety
+ * violation the engine commits against it: formatting over a signature or a
+ * read-only mapping, unmounting or mounting over a planted mount, unmapping a
+ * planted mapping or one of another image.
+ */
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/ports.hpp"
+
+namespace rbdvolume::testing {
+
+enum class FakeOp : uint8_t {
+	ReadTable,
+	Mount,
+	Bind,
+	Unmount,
+	List,
+	Map,
+	Unmap,
+	EnsureImage,
+	Format,
+	Check,
+	Save,
+	Grow,
+};
+
+struct FakeImage {
+	std::string signature; /* "" is blank */
+	bool ambivalent = false;
+	uint64_t size = uint64_t{ 1 } << 30;
+	uint64_t fsSize = 0; /* what the filesystem on it spans */
+};
+
+struct FakeMount {
+	MountEntry entry;
+	bool foreign = false; /* planted by a test, not made through the ports */
+};
+
+struct FakeMapping {
+	MappedImage mapped;
+	bool foreign = false;
+};
+
+class FakeWorld : public MountTable,
+		  public Mounter,
+		  public BlockProbe,
+		  public Mapper,
+		  public Cluster,
+		  public Formatter,
+		  public OwnershipStore
+{
+public:
+	Host host();
+
+	/* Setting the scene. */
+	void addImage(const ImageSpec &image, std::string signature = {}, bool ambivalent = false);
+	bool hasImage(const ImageSpec &image) const;
+	void setSignature(const ImageSpec &image, std::string signature, bool ambivalent = false);
+	/* As `rbd resize` would: the device grows at once, the filesystem does not. */
+	void resizeImage(const ImageSpec &image, uint64_t bytes);
+	const FakeImage &image(const ImageSpec &image) const { return images_.at(image.display()); }
+	std::string signature(const ImageSpec &image) const;
+	/* Maps as someone else would; returns the device. */
+	std::string mapForeign(const ImageSpec &image, bool readOnly = false);
+	void mountForeign(const std::string &target, const std::string &device,
+			  const std::string &fsType = "ext4");
+	/* Drift, as a careless admin or a crash would cause it. */
+	bool unmountByHand(const std::string &target);
+	bool unmapByHand(const std::string &device); /* the device vanishes, mounts stay */
+	void setBusy(const std::string &target, bool busy);
+
+	/*
+	 * Faults: the call of `op` after `after` clean ones fails with `code`; with
+	 * `effect` the call does its work first (a timeout that happened anyway).
+	 */
+	void failNext(FakeOp op, Errc code, bool effect = false, unsigned after = 0);
+	void clearFaults();
+	/* How often `op` was called (faulted calls included). */
+	unsigned calls(FakeOp op) const;
+
+	/* What happened. */
+	const std::vector<FakeMount> &mounts() const { return mounts_; }
+	const std::vector<FakeMapping> &mappings() const { return mappings_; }
+	const std::vector<std::string> &log() const { return log_; }
+	const std::vector<std::string> &violations() const { return violations_; }
+	void clearLog() { log_.clear(); }
+	/* The image's first mapping, "" when unmapped. */
+	std::string deviceOf(const ImageSpec &image) const;
+	Ownership record(const std::string &volume) const;
+	/* Mappings, mounts, images and records, one per line, for failure messages. */
+	std::string describe() const;
+
+	/* Ports. */
+	Result<std::vector<MountEntry>> read() override;
+	Result<Change> mount(const MountRequest &request) override;
+	Result<Change> bind(const MountRequest &request) override;
+	Result<Change> unmount(const std::string &target) override;
+	ProbeResult probe(const std::string &device) override;
+	Result<uint64_t> deviceSize(const std::string &device) override;
+	Result<std::vector<MappedImage>> list() override;
+	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
+	Result<Change> grow(const std::string &device, const std::string &mountPoint,
+			    const FilesystemSpec &fs) override;
+	Result<Ownership> load(const std::string &volume) override;
+	Result<void> save(const std::string &volume, const Ownership &record) override;
+
+private:
+	struct Fault {
+		Errc code;
+		bool effect;
+		unsigned after; /* clean calls still to let through */
+	};
+	/* The fault to inject on this call, if any. */
+	const Fault *fault(FakeOp op);
+	tl::unexpected<Error> faultError(FakeOp op);
+
+	FakeMapping *mappingOf(const std::string &device);
+	FakeImage *imageOf(const std::string &device);
+	FakeMount *topMount(const std::string &target);
+	bool deviceInUse(const std::string &device) const;
+	void checkNotOverForeign(const std::string &target);
+	Result<Change> doBind(const MountRequest &request);
+
+	std::map<std::string, FakeImage> images_; /* by ImageSpec::display() */
+	std::vector<FakeMapping> mappings_;
+	std::vector<FakeMount> mounts_;
+	std::map<std::string, Ownership> records_;
+	std::set<std::string> busy_;
+	std::map<FakeOp, std::deque<Fault>> faults_;
+	std::map<FakeOp, unsigned> calls_;
+	Fault current_{};
+	unsigned nextDevice_ = 0;
+	std::vector<std::string> log_;
+	std::vector<std::string> violations_;
+};
+
+/* "mount", "save", ...: as the log spells an operation. */
+const char *fakeOpName(FakeOp op);
+
+/* The image key of a mapping, as FakeWorld and ImageSpec::display() spell it. */
+std::string imageKey(const MappedImage &mapped);
+
+} /* namespace rbdvolume::testing */

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The real adapters on the real kernel: command runner, libmount, libblkid, loop devices. */
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <thread>
+#include <unistd.h>
+
+#include <sys/mount.h>
+
+#include <gtest/gtest.h>
+
+#include "common/unique_fd.hpp"
+#include "engine/observer.hpp"
+#include "host/blkid_block_probe.hpp"
+#include "host/command_runner.hpp"
+#include "host/fs_util.hpp"
+#include "host/libmount_mount_table.hpp"
+#include "host/libmount_mounter.hpp"
+#include "host/loop_device.hpp"
+#include "host/mount_monitor.hpp"
+#include "integration_env.hpp"
+#include "shell.hpp"
+
+namespace rbdvolume::testing {
+namespace {
+
+bool processGone(pid_t pid)
+{
+	std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+	std::string line;
+	if (!std::getline(stat, line))
+		return true;
+	/* A zombie is gone for our purpose: PID 1 here may reap it late. */
+	const size_t close = line.rfind(')');
+	return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+}
+
+TEST(CommandRunner, CapturesOutputAndExitStatus)
+{
+	PosixCommandRunner runner;
+	auto echo = runner.run(Command{ { "/bin/echo", "hello" }, std::chrono::seconds(5), {} });
+	ASSERT_TRUE(echo) << echo.error().message;
+	EXPECT_TRUE(echo->succeeded());
+	EXPECT_EQ(echo->out, "hello\n");
+
+	auto failing = runner.run(Command{
+		{ "/bin/sh", "-c", "echo oops >&2; exit 3" }, std::chrono::seconds(5), {} });
+	ASSERT_TRUE(failing);
+	EXPECT_EQ(failing->exitStatus, 3);
+	EXPECT_EQ(failing->describe(), "exit status 3: oops");
+}
+
+TEST(CommandRunner, RunsWithoutAShellAndWithACleanEnvironment)
+{
+	PosixCommandRunner runner;
+	/* A shell would expand this; argv passes it through untouched. */
+	auto literal =
+		runner.run(Command{ { "/bin/echo", "$HOME;*" }, std::chrono::seconds(5), {} });
+	ASSERT_TRUE(literal);
+	EXPECT_EQ(literal->out, "$HOME;*\n");
+
+	auto env = runner.run(Command{ { "/usr/bin/env" }, std::chrono::seconds(5), { "X=1" } });
+	ASSERT_TRUE(env);
+	EXPECT_EQ(env->out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin\nLC_ALL=C\nX=1\n");
+}
+
+TEST(CommandRunner, KillsTheWholeProcessGroupAtItsTimeout)
+{
+	const std::string pidFile = freshDir("runner") + "/child.pid";
+	PosixCommandRunner runner;
+	const auto start = std::chrono::steady_clock::now();
+	auto hung = runner.run(
+		Command{ { "/bin/sh", "-c", "sleep 100 & echo $! > " + pidFile + "; wait" },
+			 std::chrono::milliseconds(300),
+			 {} });
+	const auto took = std::chrono::steady_clock::now() - start;
+	ASSERT_FALSE(hung);
+	EXPECT_EQ(hung.error().code, Errc::Timeout);
+	EXPECT_NE(hung.error().message.find("did not finish within 300 ms"), std::string::npos);
+	EXPECT_LT(took, std::chrono::seconds(5));
+
+	std::ifstream in(pidFile);
+	pid_t child = 0;
+	ASSERT_TRUE(in >> child);
+	for (int i = 0; i < 50 && !processGone(child); i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	EXPECT_TRUE(processGone(child)) << "the grandchild sleep survived the timeout";
+}
+
+TEST(CommandRunner, BoundsCapturedOutput)
+{
+	PosixCommandRunner runner;
+	auto big = runner.run(Command{
+		{ "/usr/bin/head", "-c", "1000000", "/dev/zero" }, std::chrono::seconds(10), {} });
+	ASSERT_TRUE(big);
+	EXPECT_TRUE(big->succeeded());
+	EXPECT_EQ(big->out.size(), CommandOutput::OutputLimit);
+}
+
+TEST(CommandRunner, ReportsAMissingTool)
+{
+	PosixCommandRunner runner;
+	auto missing = runner.run(Command{ { "/nonexistent/mkfs" }, std::chrono::seconds(5), {} });
+	ASSERT_FALSE(missing);
+	EXPECT_EQ(missing.error().code, Errc::NotFound);
+}
+
+/* A sparse file with a loop device over it, detached at the end of the test. */
+class LoopFixture : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		dir_ = freshDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+		image_ = dir_ + "/disk.img";
+		shellOk("truncate -s 512M " + image_);
+		auto device = attachLoop(image_, false);
+		ASSERT_TRUE(device) << device.error().message;
+		device_ = *device;
+	}
+	void TearDown() override
+	{
+		shellOk("umount -R " + dir_ + "/mnt 2>/dev/null; umount -R " + dir_ +
+			"/bind 2>/dev/null; true");
+		(void)detachLoop(device_);
+	}
+
+	MountRequest request(const std::string &target, bool readOnly = false) const
+	{
+		MountRequest r;
+		r.source = device_;
+		r.target = target;
+		r.fsType = "ext4";
+		r.readOnly = readOnly;
+		r.owner = "vol1";
+		return r;
+	}
+
+	std::string dir_;
+	std::string image_;
+	std::string device_;
+};
+
+TEST_F(LoopFixture, MountsWithOurMarkerAndIsIdempotent)
+{
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	LibmountMounter mounter;
+	const std::string target = dir_ + "/mnt";
+	auto first = mounter.mount(request(target));
+	ASSERT_TRUE(first) << first.error().message;
+	EXPECT_EQ(*first, Change::Changed);
+	auto again = mounter.mount(request(target));
+	ASSERT_TRUE(again) << again.error().message;
+	EXPECT_EQ(*again, Change::Unchanged);
+
+	auto entry = visibleMount(target);
+	ASSERT_TRUE(entry && *entry);
+	EXPECT_EQ((*entry)->source, device_);
+	EXPECT_EQ((*entry)->fsType, "ext4");
+	EXPECT_EQ((*entry)->owner, "vol1") << "the marker must survive in utab";
+	EXPECT_FALSE((*entry)->readOnly);
+
+	auto gone = mounter.unmount(target);
+	ASSERT_TRUE(gone) << gone.error().message;
+	EXPECT_EQ(*gone, Change::Changed);
+	auto noop = mounter.unmount(target);
+	ASSERT_TRUE(noop);
+	EXPECT_EQ(*noop, Change::Unchanged);
+}
+
+TEST_F(LoopFixture, ReadOnlyBindIsReallyReadOnly)
+{
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	LibmountMounter mounter;
+	const std::string staging = dir_ + "/mnt";
+	const std::string target = dir_ + "/bind";
+	ASSERT_TRUE(mounter.mount(request(staging)));
+	MountRequest bind = request(target, true);
+	bind.source = staging;
+	bind.fsType.clear();
+	auto bound = mounter.bind(bind);
+	ASSERT_TRUE(bound) << bound.error().message;
+
+	auto entry = visibleMount(target);
+	ASSERT_TRUE(entry && *entry);
+	EXPECT_TRUE((*entry)->readOnly);
+	EXPECT_EQ(mountDevice(**entry), device_);
+	EXPECT_EQ((*entry)->owner, "vol1");
+	const int fd = open((target + "/probe").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	EXPECT_EQ(fd, -1);
+	EXPECT_EQ(errno, EROFS);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(LoopFixture, RefusesToMountOverSomethingElse)
+{
+	const std::string target = dir_ + "/mnt";
+	ASSERT_TRUE(makeDirectories(target));
+	ASSERT_EQ(::mount("other", target.c_str(), "tmpfs", 0, nullptr), 0);
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	LibmountMounter mounter;
+	auto refused = mounter.mount(request(target));
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code, Errc::Conflict);
+	auto entry = visibleMount(target);
+	ASSERT_TRUE(entry && *entry);
+	EXPECT_EQ((*entry)->fsType, "tmpfs");
+}
+
+TEST_F(LoopFixture, RefusesToBindAnUnmountedSource)
+{
+	LibmountMounter mounter;
+	MountRequest bind = request(dir_ + "/bind");
+	bind.source = dir_ + "/empty";
+	ASSERT_TRUE(makeDirectories(bind.source));
+	bind.fsType.clear();
+	auto refused = mounter.bind(bind);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code, Errc::NotFound);
+}
+
+TEST_F(LoopFixture, BusyUnmountNamesTheHolderAndLeavesTheMount)
+{
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	LibmountMounter mounter;
+	const std::string target = dir_ + "/mnt";
+	ASSERT_TRUE(mounter.mount(request(target)));
+	{
+		const UniqueFd held(
+			open((target + "/held").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600));
+		ASSERT_TRUE(held.valid());
+		auto busy = mounter.unmount(target);
+		ASSERT_FALSE(busy);
+		EXPECT_EQ(busy.error().code, Errc::Busy);
+		EXPECT_NE(busy.error().message.find("pid " + std::to_string(getpid())),
+			  std::string::npos)
+			<< busy.error().message;
+		auto still = visibleMount(target);
+		ASSERT_TRUE(still && *still);
+	}
+	auto later = mounter.unmount(target);
+	ASSERT_TRUE(later) << later.error().message;
+	EXPECT_EQ(*later, Change::Changed);
+}
+
+TEST_F(LoopFixture, ProbeSeesBlankThenFilesystem)
+{
+	BlkidBlockProbe probe;
+	constexpr uint64_t Size = uint64_t{ 512 } << 20;
+	EXPECT_EQ(probe.probe(device_), (ProbeResult{ ProbeKind::Blank, "", Size, 0 }));
+	runOk({ "/usr/sbin/mkfs.xfs", "-q", device_ });
+	EXPECT_EQ(probe.probe(device_), (ProbeResult{ ProbeKind::Signature, "xfs", Size, Size }));
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", "-F", device_, "100M" });
+	EXPECT_EQ(probe.probe(device_),
+		  (ProbeResult{ ProbeKind::Signature, "ext4", Size, uint64_t{ 100 } << 20 }));
+	auto size = probe.deviceSize(device_);
+	ASSERT_TRUE(size);
+	EXPECT_EQ(*size, Size);
+}
+
+TEST_F(LoopFixture, ProbeCallsTwoSuperblocksAmbivalent)
+{
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	/* An xfs superblock over sector 0 leaves ext4's at 1024: two answers. */
+	const std::string other = dir_ + "/xfs.img";
+	shellOk("truncate -s 512M " + other + " && mkfs.xfs -q " + other + " && dd if=" + other +
+		" of=" + device_ + " bs=512 count=1 conv=notrunc status=none");
+	BlkidBlockProbe probe;
+	const ProbeResult result = probe.probe(device_);
+	EXPECT_EQ(result.kind, ProbeKind::Ambivalent);
+	EXPECT_NE(result.type.find("xfs"), std::string::npos) << result.type;
+	EXPECT_NE(result.type.find("ext4"), std::string::npos) << result.type;
+}
+
+TEST_F(LoopFixture, LoopListingShowsOurBackingFile)
+{
+	auto loops = listLoops();
+	ASSERT_TRUE(loops) << loops.error().message;
+	const auto it = std::find_if(loops->begin(), loops->end(),
+				     [&](const LoopInfo &l) { return l.device == device_; });
+	ASSERT_NE(it, loops->end());
+	EXPECT_EQ(it->backingFile, image_);
+	EXPECT_FALSE(it->readOnly);
+}
+
+bool readable(int fd, int timeoutMs)
+{
+	pollfd pfd{ fd, POLLIN, 0 };
+	return poll(&pfd, 1, timeoutMs) == 1 && (pfd.revents & POLLIN) != 0;
+}
+
+TEST(MountMonitor, WakesOnMountAndUnmountAndIsQuietOtherwise)
+{
+	auto monitor = MountMonitor::create();
+	ASSERT_TRUE(monitor) << monitor.error().message;
+	(void)(*monitor)->drain();
+	EXPECT_FALSE(readable((*monitor)->fd(), 50)) << "woke with nothing changed";
+
+	const std::string target = freshDir("monitor") + "/tmp";
+	ASSERT_TRUE(makeDirectories(target));
+	ASSERT_EQ(::mount("rbdv-monitor", target.c_str(), "tmpfs", 0, nullptr), 0);
+	EXPECT_TRUE(readable((*monitor)->fd(), 2000)) << "no wake-up for a mount";
+	EXPECT_TRUE((*monitor)->drain());
+	EXPECT_FALSE(readable((*monitor)->fd(), 50)) << "drained, yet still readable";
+
+	ASSERT_EQ(::umount(target.c_str()), 0);
+	EXPECT_TRUE(readable((*monitor)->fd(), 2000)) << "no wake-up for an unmount";
+	EXPECT_TRUE((*monitor)->drain());
+}
+
+TEST(MountTable, ReadsTheKernelTable)
+{
+	const std::string target = freshDir("table") + "/tmp";
+	ASSERT_TRUE(makeDirectories(target));
+	ASSERT_EQ(::mount("rbdv-table-test", target.c_str(), "tmpfs", MS_RDONLY, nullptr), 0);
+	LibmountMountTable table;
+	auto entries = table.read();
+	ASSERT_TRUE(entries) << entries.error().message;
+	const auto it = std::find_if(entries->begin(), entries->end(),
+				     [&](const MountEntry &e) { return e.target == target; });
+	ASSERT_NE(it, entries->end());
+	EXPECT_EQ(it->fsType, "tmpfs");
+	EXPECT_EQ(it->source, "rbdv-table-test");
+	EXPECT_TRUE(it->readOnly);
+	EXPECT_EQ(it->owner, "");
+	EXPECT_EQ(::umount(target.c_str()), 0);
+}
+
+} /* namespace */
+} /* namespace rbdvolume::testing */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * LoopImages: the test stand-in for Ceph. "Images" are sparse files in a
+ * directory and "mappings" are loop devices over them, so the real engine and
+ * host adapters run end to end without a cluster.
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/ports.hpp"
+
+namespace rbdvolume::testing {
+
+class LoopImages : public Mapper, public Cluster
+{
+public:
+	explicit LoopImages(std::string directory) : directory_(std::move(directory)) {}
+
+	std::string imagePath(const ImageSpec &image) const;
+	Result<void> createImage(const ImageSpec &image, uint64_t bytes);
+	/* Grows the file and, when mapped, the loop device (as `rbd resize` would). */
+	Result<void> resizeImage(const ImageSpec &image, uint64_t bytes);
+
+	Result<std::vector<MappedImage>> list() override;
+	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<Change> ensureImage(const VolumeSpec &spec) override;
+
+private:
+	std::string directory_;
+};
+
+} /* namespace rbdvolume::testing */

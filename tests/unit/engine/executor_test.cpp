@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Executor: what a step does on the host and in the ownership record, and what it refuses. */
+#include "engine/executor.hpp"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "engine_rig.hpp"
+#include "spec_builder.hpp"
+
+namespace rbdvolume::testing {
+
+namespace {
+
+bool logHas(const FakeWorld &world, const std::string &prefix)
+{
+	return std::any_of(world.log().begin(), world.log().end(),
+			   [&](const std::string &line) { return line.rfind(prefix, 0) == 0; });
+}
+
+template<typename S> bool plans(const Plan &plan)
+{
+	return std::any_of(plan.steps.begin(), plan.steps.end(),
+			   [](const Step &step) { return std::holds_alternative<S>(step); });
+}
+
+VolumeSpec dataSpec()
+{
+	return SpecBuilder("data").create(GiB).target("/srv/data").build();
+}
+
+TEST(Executor, FormatReprobesAndRefusesASignatureThatAppearedAfterPlanning)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image);
+	auto planned = rig.dryRun();
+	ASSERT_TRUE(planned);
+	ASSERT_TRUE(plans<FormatStep>(planned->plan));
+
+	/* Someone runs mkfs.xfs between our plan and our format step. */
+	rig.world.setSignature(rig.spec.image, "xfs");
+	Host host = rig.world.host();
+	const ExecutionReport report =
+		Executor(host).execute(planned->plan, rig.spec, planned->observed.owned);
+
+	ASSERT_FALSE(report.ok());
+	EXPECT_TRUE(std::holds_alternative<FormatStep>(report.outcomes.back().step));
+	EXPECT_EQ(report.firstError()->code, Errc::Conflict);
+	EXPECT_FALSE(report.uncertain());
+	EXPECT_FALSE(logHas(rig.world, "mkfs"));
+	EXPECT_EQ(rig.world.signature(rig.spec.image), "xfs");
+	EXPECT_FALSE(rig.world.record("data").formatted);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+TEST(Executor, FormatOfTheWantedFilesystemIsUnchanged)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image, "ext4");
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok());
+	const auto format = std::find_if(
+		outcome->report.outcomes.begin(), outcome->report.outcomes.end(),
+		[](const StepOutcome &o) { return std::holds_alternative<FormatStep>(o.step); });
+	ASSERT_NE(format, outcome->report.outcomes.end());
+	EXPECT_EQ(format->change, Change::Unchanged);
+	EXPECT_FALSE(logHas(rig.world, "mkfs"));
+	/* Not ours: a later blank device may be formatted, as on first use. */
+	EXPECT_FALSE(rig.world.record("data").formatted);
+}
+
+TEST(Executor, ReadOnlyVolumeIsNeverFormatted)
+{
+	Rig rig(SpecBuilder("data").readOnly().build());
+	rig.world.addImage(rig.spec.image);
+	Plan plan;
+	plan.volume = "data";
+	plan.intent = Intent::Up;
+	plan.steps = { MapStep{}, FormatStep{} };
+	Host host = rig.world.host();
+	const ExecutionReport report = Executor(host).execute(plan, rig.spec, Ownership{});
+	ASSERT_FALSE(report.ok());
+	EXPECT_EQ(report.firstError()->code, Errc::Conflict);
+	EXPECT_FALSE(logHas(rig.world, "mkfs"));
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+TEST(Executor, TimedOutMapIsResolvedAtOnce)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Timeout, true);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	ASSERT_FALSE(first->report.ok());
+	EXPECT_TRUE(std::holds_alternative<MapStep>(first->report.outcomes.back().step));
+	EXPECT_TRUE(first->report.uncertain());
+	/* The map happened after all: the executor looked and recorded it. */
+	const std::string device = rig.world.deviceOf(rig.spec.image);
+	ASSERT_NE(device, "");
+	EXPECT_EQ(rig.world.record("data").mappedDevice, device);
+	EXPECT_FALSE(rig.world.record("data").mapPending);
+	EXPECT_EQ(rig.converge(), 2U);
+	EXPECT_EQ(rig.world.mappings().size(), 1U);
+}
+
+TEST(Executor, TimedOutMapThatDidNotHappenAdoptsNoLaterMapping)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Timeout, false);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	EXPECT_TRUE(first->report.uncertain());
+	EXPECT_TRUE(rig.world.record("data").empty());
+
+	/* Someone else maps the image before our next pass: theirs, not ours. */
+	const std::string theirs = rig.world.mapForeign(rig.spec.image);
+	auto next = rig.dryRun();
+	ASSERT_TRUE(next);
+	EXPECT_FALSE(next->observed.mappingIsOurs());
+	ASSERT_EQ(next->plan.conflicts.size(), 1U);
+	EXPECT_EQ(next->plan.conflicts.front().kind, ConflictKind::ForeignMapping);
+	rig.intent = Intent::Down;
+	EXPECT_EQ(rig.converge(), 1U);
+	EXPECT_EQ(rig.world.deviceOf(rig.spec.image), theirs);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+TEST(Executor, PendingMapIsAdoptedOnTheNextPass)
+{
+	/* The map timed out and even listing the mappings failed: the record stays pending. */
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Timeout, true);
+	rig.world.failNext(FakeOp::List, Errc::Io, false, 1);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	EXPECT_TRUE(first->report.uncertain());
+	const Ownership pending = rig.world.record("data");
+	EXPECT_TRUE(pending.mapPending);
+	EXPECT_EQ(pending.mappedDevice, "");
+	const std::string device = rig.world.deviceOf(rig.spec.image);
+	ASSERT_NE(device, "");
+
+	auto next = rig.dryRun();
+	ASSERT_TRUE(next);
+	EXPECT_TRUE(next->observed.mappingIsOurs());
+	EXPECT_EQ(next->observed.owned.mappedDevice, device);
+	EXPECT_FALSE(next->observed.owned.mapPending);
+	EXPECT_TRUE(next->observed.recordStale);
+	EXPECT_TRUE(next->plan.conflicts.empty());
+	EXPECT_FALSE(plans<MapStep>(next->plan));
+	EXPECT_EQ(std::get<FormatStep>(next->plan.steps.front()).device, device);
+
+	EXPECT_EQ(rig.converge(), 2U);
+	EXPECT_EQ(rig.world.record("data").mappedDevice, device);
+	EXPECT_EQ(rig.world.mappings().size(), 1U);
+}
+
+TEST(Executor, PendingMapThatDidNotHappenIsForgottenAndRetried)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Timeout, false);
+	rig.world.failNext(FakeOp::List, Errc::Io, false, 1);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	EXPECT_TRUE(first->report.uncertain());
+	EXPECT_TRUE(rig.world.record("data").mapPending);
+	EXPECT_TRUE(rig.world.mappings().empty());
+
+	auto next = rig.dryRun();
+	ASSERT_TRUE(next);
+	EXPECT_FALSE(next->observed.owned.mapPending);
+	EXPECT_TRUE(plans<MapStep>(next->plan));
+	EXPECT_EQ(rig.converge(), 2U);
+	EXPECT_FALSE(rig.world.record("data").mapPending);
+}
+
+TEST(Executor, FailedMapClearsThePendingMark)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Io);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	EXPECT_EQ(first->report.firstError()->code, Errc::Io);
+	EXPECT_FALSE(first->report.uncertain());
+	EXPECT_FALSE(rig.world.record("data").mapPending);
+}
+
+TEST(Executor, TimedOutFormatIsRecordedOnlyWhenItHappened)
+{
+	Rig happened(dataSpec());
+	happened.world.failNext(FakeOp::Format, Errc::Timeout, true);
+	auto first = happened.pass();
+	ASSERT_TRUE(first);
+	EXPECT_TRUE(first->report.uncertain());
+	EXPECT_TRUE(happened.world.record("data").formatted);
+
+	Rig didNot(dataSpec());
+	didNot.world.failNext(FakeOp::Format, Errc::Timeout, false);
+	auto second = didNot.pass();
+	ASSERT_TRUE(second);
+	EXPECT_TRUE(second->report.uncertain());
+	EXPECT_FALSE(didNot.world.record("data").formatted);
+	/* So the next pass formats the still blank device instead of calling it lost. */
+	EXPECT_EQ(didNot.converge(), 2U);
+	EXPECT_TRUE(didNot.world.record("data").formatted);
+	EXPECT_TRUE(didNot.world.violations().empty());
+}
+
+TEST(Executor, PublishesAReadOnlyTargetReadOnly)
+{
+	Rig rig(SpecBuilder("data").create(GiB).target("/srv/rw").target("/srv/ro", true).build());
+	EXPECT_EQ(rig.converge(), 2U);
+	EXPECT_TRUE(logHas(rig.world, "bind /run/rbd-volume/staging/data /srv/ro ro"));
+	EXPECT_TRUE(logHas(rig.world, "bind /run/rbd-volume/staging/data /srv/rw rw"));
+	auto seen = rig.dryRun();
+	ASSERT_TRUE(seen);
+	ASSERT_NE(seen->observed.target("/srv/ro"), nullptr);
+	EXPECT_TRUE(seen->observed.target("/srv/ro")->readOnly);
+	EXPECT_FALSE(seen->observed.target("/srv/rw")->readOnly);
+	EXPECT_FALSE(seen->observed.staging->readOnly);
+}
+
+TEST(Executor, RecordsBeforeItCreates)
+{
+	/* Saves of a fresh up: map (before, after), format (after), staging (before), ... */
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Save, Errc::Io, false, 3);
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome);
+	ASSERT_FALSE(outcome->report.ok());
+	EXPECT_TRUE(std::holds_alternative<MountStagingStep>(outcome->report.outcomes.back().step));
+	/* The staging mount was not attempted, as it could not be recorded first. */
+	EXPECT_FALSE(logHas(rig.world, "mount "));
+	EXPECT_TRUE(rig.world.mounts().empty());
+}
+
+TEST(Executor, StopsAtTheFirstFailure)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Check, Errc::Conflict);
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome);
+	const auto &outcomes = outcome->report.outcomes;
+	ASSERT_EQ(outcomes.size(), 4U); /* ensure-image, map, format, check */
+	EXPECT_TRUE(std::holds_alternative<CheckStep>(outcomes.back().step));
+	EXPECT_EQ(outcomes.back().error->code, Errc::Conflict);
+	EXPECT_EQ(outcomes[1].change, Change::Changed);
+	EXPECT_TRUE(rig.world.mounts().empty());
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::testing */

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl check`, run as the built binary: output and exit codes. */
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "spec_test_support.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+struct CommandResult {
+	int exitCode = -1;
+	std::string out;
+	std::string err;
+};
+
+std::string drain(int fd)
+{
+	std::string text;
+	char buffer[4096];
+	for (;;) {
+		const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		text.append(buffer, static_cast<size_t>(got));
+	}
+	::close(fd);
+	return text;
+}
+
+/* Runs rbd-volumectl with `args` (no shell); stderr goes to a file so neither pipe can fill. */
+CommandResult runVolumectl(const std::vector<std::string> &args)
+{
+	const std::string binary = test::volumectlPath();
+	std::vector<std::string> argv = { binary };
+	argv.insert(argv.end(), args.begin(), args.end());
+	std::vector<char *> cargv;
+	for (std::string &arg : argv)
+		cargv.push_back(arg.data());
+	cargv.push_back(nullptr);
+
+	int out[2];
+	if (::pipe2(out, O_CLOEXEC) < 0)
+		return {};
+	char errPath[] = "/tmp/rbdv-cli-test-XXXXXX";
+	const int errFd = ::mkstemp(errPath);
+	if (errFd < 0)
+		return {};
+	::unlink(errPath);
+
+	const pid_t pid = ::fork();
+	if (pid == 0) {
+		::dup2(out[1], STDOUT_FILENO);
+		::dup2(errFd, STDERR_FILENO);
+		::execv(binary.c_str(), cargv.data());
+		::_exit(127);
+	}
+	::close(out[1]);
+	CommandResult result;
+	result.out = drain(out[0]);
+	int status = 0;
+	while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	::lseek(errFd, 0, SEEK_SET);
+	result.err = drain(errFd);
+	return result;
+}
+
+class CliCheck : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		if (test::volumectlPath().empty())
+			GTEST_SKIP() << "RBDV_VOLUMECTL is not set";
+	}
+
+	static std::string specs(const char *kind)
+	{
+		return test::testDataDir() + "/specs/" + kind;
+	}
+};
+
+} /* namespace */
+
+TEST_F(CliCheck, ValidDirectoryExitsZero)
+{
+	const size_t count = test::filesIn(specs("valid"), ".toml").size();
+	const CommandResult result = runVolumectl({ "check", specs("valid") });
+	EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+	EXPECT_EQ(result.out, "checked " + std::to_string(count) +
+				      " spec(s): " + std::to_string(count) + " valid, 0 invalid\n");
+}
+
+TEST_F(CliCheck, ExampleSpecIsValid)
+{
+	const CommandResult result = runVolumectl({ "check", test::exampleSpecPath() });
+	EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+	EXPECT_EQ(result.out, "checked 1 spec(s): 1 valid, 0 invalid\n");
+}
+
+TEST_F(CliCheck, InvalidFileExitsOneWithItsDiagnostics)
+{
+	const std::string file = specs("invalid") + "/bad_enums.toml";
+	const CommandResult result = runVolumectl({ "check", file });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_NE(result.out.find(file + ":15:10: map.driver: expected one of 'krbd', 'nbd', "
+					 "'fuse', 'auto', found 'rbd'\n"),
+		  std::string::npos)
+		<< result.out;
+	EXPECT_TRUE(result.out.ends_with("checked 1 spec(s): 0 valid, 1 invalid\n")) << result.out;
+}
+
+TEST_F(CliCheck, InvalidDirectoryChecksOnlyTomlFiles)
+{
+	const size_t count = test::filesIn(specs("invalid"), ".toml").size();
+	const CommandResult result = runVolumectl({ "check", specs("invalid") });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_TRUE(result.out.ends_with("checked " + std::to_string(count) +
+					 " spec(s): 0 valid, " + std::to_string(count) +
+					 " invalid\n"))
+		<< result.out;
+	EXPECT_EQ(result.out.find("volume.yaml"), std::string::npos);
+}
+
+TEST_F(CliCheck, MixedArgumentsCountEach)
+{
+	const CommandResult result = runVolumectl({ "check", specs("valid") + "/minimal.toml",
+						    specs("invalid") + "/missing_pool.toml" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_TRUE(result.out.ends_with("checked 2 spec(s): 1 valid, 1 invalid\n")) << result.out;
+}
+
+TEST_F(CliCheck, UnreadableFileExitsOne)
+{
+	const CommandResult result = runVolumectl({ "check", "/nonexistent/vol.toml" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_EQ(result.out,
+		  "/nonexistent/vol.toml: cannot read the file: No such file or directory\n"
+		  "checked 1 spec(s): 0 valid, 1 invalid\n");
+}
+
+TEST_F(CliCheck, UsageErrorsExitTwo)
+{
+	EXPECT_EQ(runVolumectl({}).exitCode, 2);
+	EXPECT_EQ(runVolumectl({ "check" }).exitCode, 2);
+	EXPECT_EQ(runVolumectl({ "check", "--bogus", specs("valid") }).exitCode, 2);
+	const CommandResult unknown = runVolumectl({ "frobnicate" });
+	EXPECT_EQ(unknown.exitCode, 2);
+	EXPECT_NE(unknown.err.find("unknown verb 'frobnicate'"), std::string::npos) << unknown.err;
+	EXPECT_EQ(unknown.out, "");
+}
+
+TEST_F(CliCheck, HelpExitsZeroAndDocumentsExitCodes)
+{
+	for (const std::vector<std::string> &args :
+	     { std::vector<std::string>{ "--help" },
+	       std::vector<std::string>{ "check", "--help" } }) {
+		const CommandResult result = runVolumectl(args);
+		EXPECT_EQ(result.exitCode, 0);
+		EXPECT_NE(result.out.find("Usage: rbd-volumectl"), std::string::npos);
+		EXPECT_NE(result.out.find("check FILE|DIR..."), std::string::npos);
+		EXPECT_NE(result.out.find("2  usage error"), std::string::npos);
+	}
+}
+
+TEST_F(CliCheck, DoubleDashEndsOptions)
+{
+	const CommandResult result =
+		runVolumectl({ "check", "--", specs("valid") + "/minimal.toml" });
+	EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+}
+
+} /* namespace rbdvolume */
