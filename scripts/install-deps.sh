@@ -11,6 +11,8 @@ packages=(
 	libgtest-dev libgmock-dev
 	# the integration suite: filesystems and the signatures it must never format
 	util-linux e2fsprogs xfsprogs btrfs-progs cryptsetup-bin fdisk lvm2
+	# unit files are checked with systemd-analyze verify
+	systemd
 	clang clang-format clang-tidy libclang-rt-14-dev
 )
 

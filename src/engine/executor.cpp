@@ -121,6 +121,9 @@ Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
 
 Result<Change> Run::operator()(const MapStep & /*unused*/)
 {
+	/* Single writer: never map read-write what another client is using. */
+	if (auto alone = host_.cluster.checkSoleWriter(spec_); !alone)
+		return tl::make_unexpected(alone.error());
 	record_.mapPending = true;
 	if (auto stored = save(); !stored)
 		return tl::make_unexpected(stored.error());

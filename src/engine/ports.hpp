@@ -72,8 +72,17 @@ class Cluster
 {
 public:
 	virtual ~Cluster() = default;
-	/* The image exists (created from spec.image.create when missing and allowed). */
+	/*
+	 * The image exists: created from spec.image.create when missing, grown
+	 * (never shrunk) to its size; a mismatch is Errc::Conflict.
+	 */
 	virtual Result<Change> ensureImage(const VolumeSpec &spec) = 0;
+	/*
+	 * Before a read-write map: Errc::Busy, naming the clients, when another
+	 * client has the image open (a watcher or the exclusive lock). Fine for
+	 * read-only and multi-writer volumes.
+	 */
+	virtual Result<void> checkSoleWriter(const VolumeSpec &spec) = 0;
 };
 
 class Formatter

@@ -58,6 +58,11 @@ Result<Change> DryRunHost::ensureImage(const VolumeSpec &spec)
 	return refused("create " + spec.image.display());
 }
 
+Result<void> DryRunHost::checkSoleWriter(const VolumeSpec &spec)
+{
+	return refused("inspect " + spec.image.display());
+}
+
 Result<void> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
 {
 	(void)fs;

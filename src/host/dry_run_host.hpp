@@ -35,6 +35,7 @@ private:
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,

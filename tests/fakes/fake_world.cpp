@@ -51,7 +51,11 @@ Host FakeWorld::host()
 
 void FakeWorld::addImage(const ImageSpec &image, std::string signature, bool ambivalent)
 {
-	images_[image.display()] = FakeImage{ std::move(signature), ambivalent };
+	FakeImage &added = images_[image.display()];
+	added = FakeImage{};
+	added.signature = std::move(signature);
+	added.ambivalent = ambivalent;
+	added.fsSize = added.signature.empty() ? 0 : added.size;
 }
 
 bool FakeWorld::hasImage(const ImageSpec &image) const
@@ -423,6 +427,22 @@ Result<void> FakeWorld::check(const std::string &device, const FilesystemSpec &f
 			    "fsck found no " + std::string(fsTypeName(fs.type)) + " on " + device);
 	log_.push_back("fsck " + device);
 	return {};
+}
+
+void FakeWorld::setUsers(const ImageSpec &image, std::vector<std::string> clients)
+{
+	images_.at(image.display()).users = std::move(clients);
+}
+
+Result<void> FakeWorld::checkSoleWriter(const VolumeSpec &spec)
+{
+	if (spec.readOnly() || spec.map.multiWriter)
+		return {};
+	const auto it = images_.find(spec.image.display());
+	if (it == images_.end() || it->second.users.empty())
+		return {};
+	return fail(Errc::Busy, "image " + spec.image.display() + " is in use by " +
+					it->second.users.front() + "; refusing a read-write map");
 }
 
 Result<uint64_t> FakeWorld::deviceSize(const std::string &device)

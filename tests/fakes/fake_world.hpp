@@ -42,6 +42,7 @@ struct FakeImage {
 	bool ambivalent = false;
 	uint64_t size = uint64_t{ 1 } << 30;
 	uint64_t fsSize = 0; /* what the filesystem on it spans */
+	std::vector<std::string> users; /* other clients holding it open */
 };
 
 struct FakeMount {
@@ -114,6 +115,9 @@ public:
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
+	/* Other clients that have the image open, as `rbd status` would list them. */
+	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,

@@ -27,6 +27,8 @@ public:
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	/* Loop "images" have no other clients. */
+	Result<void> checkSoleWriter(const VolumeSpec & /*spec*/) override { return {}; }
 
 private:
 	std::string directory_;

@@ -235,6 +235,36 @@ TEST(Executor, RecordsBeforeItCreates)
 	EXPECT_TRUE(rig.world.mounts().empty());
 }
 
+TEST(Executor, NeverMapsReadWriteWhatAnotherClientUses)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image, "ext4");
+	rig.world.setUsers(rig.spec.image, { "127.0.0.1:0/42 client.4242" });
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome);
+	const Error *error = outcome->report.firstError();
+	ASSERT_NE(error, nullptr);
+	EXPECT_EQ(error->code, Errc::Busy);
+	EXPECT_NE(error->message.find("client.4242"), std::string::npos) << error->message;
+	EXPECT_TRUE(std::holds_alternative<MapStep>(outcome->report.outcomes.back().step));
+	EXPECT_TRUE(rig.world.mappings().empty());
+	EXPECT_TRUE(rig.world.record("data").empty()) << "nothing was attempted, nothing recorded";
+
+	/* The other client goes: the next pass maps. */
+	rig.world.setUsers(rig.spec.image, {});
+	EXPECT_GE(rig.converge(), 1U);
+	EXPECT_EQ(rig.world.mappings().size(), 1U);
+}
+
+TEST(Executor, ReadOnlyVolumesShareTheImage)
+{
+	Rig rig(SpecBuilder("data").create(GiB).target("/srv/data").readOnly().build());
+	rig.world.addImage(rig.spec.image, "ext4");
+	rig.world.setUsers(rig.spec.image, { "127.0.0.1:0/42 client.4242" });
+	EXPECT_GE(rig.converge(), 1U);
+	EXPECT_EQ(rig.world.mappings().size(), 1U);
+}
+
 TEST(Executor, StopsAtTheFirstFailure)
 {
 	Rig rig(dataSpec());

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/fuse_mapper.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include "common/errno_text.hpp"
+#include "common/paths.hpp"
+#include "host/fs_util.hpp"
+#include "host/libmount_mount_table.hpp"
+#include "host/loop_device.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+bool sameImage(const MappedImage &mapped, const ImageSpec &image)
+{
+	return mapped.pool == image.pool && mapped.radosNamespace == image.radosNamespace &&
+	       mapped.image == image.name && mapped.snapshot == image.snapshot;
+}
+
+/* Refuses to detach a loop device that is mounted: LOOP_CLR_FD would only defer it. */
+Result<void> notMounted(const std::string &device)
+{
+	auto mounts = LibmountMountTable().read();
+	if (!mounts)
+		return tl::make_unexpected(mounts.error());
+	for (const MountEntry &m : *mounts) {
+		if (m.source == device)
+			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
+	}
+	return {};
+}
+
+} /* namespace */
+
+Result<std::vector<MappedImage>> FuseMapper::list()
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	std::vector<MappedImage> mapped;
+	for (const LoopInfo &loop : *loops) {
+		if (!paths::isSameOrBelow(loop.backingFile, config_.runtimeDir))
+			continue;
+		/* <runtime>/<volume>/<image>: the volume's config names the image fully. */
+		const std::string rest = loop.backingFile.substr(config_.runtimeDir.size() + 1);
+		const std::string volume = rest.substr(0, rest.find('/'));
+		auto text = readFile(paths_.config(volume));
+		if (!text || !*text)
+			continue;
+		auto described = parseFuseVolume(**text, paths_.config(volume));
+		if (!described)
+			continue;
+		MappedImage image;
+		image.pool = described->pool;
+		image.radosNamespace = described->radosNamespace;
+		image.image = described->image;
+		image.device = loop.device;
+		image.driver = Driver::Fuse;
+		image.readOnly = loop.readOnly;
+		mapped.push_back(std::move(image));
+	}
+	return mapped;
+}
+
+Result<void> FuseMapper::waitForImage(const VolumeSpec &spec)
+{
+	const std::string file = paths_.imageFile(spec.name, spec.image.name);
+	const auto deadline = std::chrono::steady_clock::now() + config_.startTimeout;
+	for (;;) {
+		struct stat st {
+		};
+		if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+			return {};
+		if (std::chrono::steady_clock::now() >= deadline)
+			return fail(Errc::Timeout,
+				    "rbd-fuse did not show " + spec.image.display() + " within " +
+					    std::to_string(config_.startTimeout.count()) +
+					    " ms (see journalctl -u " +
+					    unitName(UnitTemplate, spec.name) + ")",
+				    ETIMEDOUT);
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	}
+}
+
+Result<std::string> FuseMapper::map(const VolumeSpec &spec)
+{
+	if (!spec.image.snapshot.empty())
+		return fail(Errc::Unsupported, "the fuse driver cannot map a snapshot (" +
+						       spec.image.display() +
+						       "): rbd-fuse shows image heads only");
+	auto mapped = list();
+	if (!mapped)
+		return tl::make_unexpected(mapped.error());
+	for (const MappedImage &m : *mapped) {
+		if (sameImage(m, spec.image))
+			return m.device; /* never map an image twice */
+	}
+
+	if (auto made = makeDirectories(config_.runtimeDir, 0700); !made)
+		return tl::make_unexpected(made.error());
+	const std::string config = formatFuseVolume(FuseVolume::fromSpec(spec));
+	if (auto written = writeFileAtomic(paths_.config(spec.name), config, 0600); !written)
+		return tl::make_unexpected(written.error());
+	if (auto started = units_.start(UnitTemplate, spec.name); !started)
+		return tl::make_unexpected(started.error());
+	if (auto shown = waitForImage(spec); !shown) {
+		(void)units_.stop(UnitTemplate, spec.name);
+		return tl::make_unexpected(shown.error());
+	}
+	return attachLoop(paths_.imageFile(spec.name, spec.image.name), spec.readOnly());
+}
+
+Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &device)
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	const auto loop = std::find_if(loops->begin(), loops->end(),
+				       [&](const LoopInfo &l) { return l.device == device; });
+	Change change = Change::Unchanged;
+	if (loop != loops->end()) {
+		if (auto free = notMounted(device); !free)
+			return tl::make_unexpected(free.error());
+		if (auto detached = detachLoop(device); !detached)
+			return tl::make_unexpected(detached.error());
+		change = Change::Changed;
+	}
+	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+		return tl::make_unexpected(stopped.error());
+	(void)unlink(paths_.config(spec.name).c_str());
+	(void)rmdir(paths_.mountPoint(spec.name).c_str());
+	return change;
+}
+
+} /* namespace rbdvolume */
