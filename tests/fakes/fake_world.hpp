@@ -41,7 +41,7 @@ struct FakeImage {
 	std::string signature; /* "" is blank */
 	bool ambivalent = false;
 	uint64_t size = uint64_t{ 1 } << 30;
-	uint64_t fsSize = 0; /* what the filesystem on it spans */
+	uint64_t fsSize = 0;		/* what the filesystem on it spans */
 	std::vector<std::string> users; /* other clients holding it open */
 };
 

@@ -3,9 +3,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <spawn.h>
 #include <thread>
 
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include "common/errno_text.hpp"

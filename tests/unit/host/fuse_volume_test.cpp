@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fuse driver's per-volume config and rbd-fuse's exact command line. */
+#include "host/fuse_volume.hpp"
+
 #include <gtest/gtest.h>
 
-#include "host/fuse_volume.hpp"
 #include "host/unit_control.hpp"
 
 namespace rbdvolume::testing {
@@ -41,9 +42,10 @@ TEST(FuseVolume, ConfigRoundTrip)
 TEST(FuseVolume, RbdFuseRunsInTheForegroundOnOneImage)
 {
 	const FuseVolume described = FuseVolume::fromSpec(volume());
-	EXPECT_EQ(rbdFuseArgv("/usr/bin/rbd-fuse", described, "/run/rbd-volume/fuse/data"),
-		  (Argv{ "/usr/bin/rbd-fuse", "/run/rbd-volume/fuse/data", "-f", "-c",
-			 "/etc/ceph/ceph.conf", "-p", "rbd", "--namespace", "tenant", "-r", "img" }));
+	EXPECT_EQ(
+		rbdFuseArgv("/usr/bin/rbd-fuse", described, "/run/rbd-volume/fuse/data"),
+		(Argv{ "/usr/bin/rbd-fuse", "/run/rbd-volume/fuse/data", "-f", "-c",
+		       "/etc/ceph/ceph.conf", "-p", "rbd", "--namespace", "tenant", "-r", "img" }));
 	/* The identity goes through CEPH_ARGS: rbd-fuse has no --id, and argv is visible to all. */
 	EXPECT_EQ(rbdFuseEnv(described),
 		  (Argv{ "CEPH_ARGS=--id=vol --keyring=/etc/ceph/ceph.client.vol.keyring "

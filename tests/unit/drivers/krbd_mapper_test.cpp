@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* krbd: the exact `rbd device map/unmap` command lines, and sysfs as the truth around them. */
+#include "host/drivers/krbd_mapper.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+#include "hook_runner.hpp"
+
+namespace rbdvolume::testing {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+const Argv MapPrefix = { "/usr/bin/rbd", "device", "map", "--device-type", "krbd" };
+
+Argv mapArgv(const VolumeSpec &spec)
+{
+	return krbdMapCommand(DriverTools{}, spec).argv;
+}
+
+Argv withPrefix(const Argv &rest)
+{
+	Argv argv = MapPrefix;
+	argv.insert(argv.end(), rest.begin(), rest.end());
+	return argv;
+}
+
+TEST(KrbdCommands, MapWithTheSpecDefaults)
+{
+	const DriverTools tools;
+	const Command command = krbdMapCommand(tools, volumeSpec());
+	EXPECT_EQ(command.argv,
+		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "rbd/data" }));
+	EXPECT_EQ(command.timeout, tools.mapTimeout);
+}
+
+TEST(KrbdCommands, KeyringOrKeyfileNeverTheKey)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.cluster.clientId = "vols";
+	spec.cluster.keyring = "/etc/ceph/ceph.client.vols.keyring";
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "vols", "--keyring", "/etc/ceph/ceph.client.vols.keyring",
+			       "-c", "/etc/ceph/ceph.conf", "rbd/data" }));
+	spec.cluster.keyring.clear();
+	spec.cluster.keyfile = "/etc/rbd-volume/vols.key";
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "vols", "--keyfile", "/etc/rbd-volume/vols.key", "-c",
+			       "/etc/ceph/ceph.conf", "rbd/data" }));
+}
+
+TEST(KrbdCommands, MonitorsJoinedIntoOneOption)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.cluster.monitors = { "10.0.0.1", "v2:10.0.0.2:3300", "[fd00::3]:6789" };
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "-m",
+			       "10.0.0.1,v2:10.0.0.2:3300,[fd00::3]:6789", "rbd/data" }));
+}
+
+TEST(KrbdCommands, NoConfAndNoIdMeanNoOption)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.cluster.conf.clear();
+	spec.cluster.clientId.clear();
+	spec.cluster.monitors = { "10.0.0.1:6789" };
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "-m", "10.0.0.1:6789", "rbd/data" }));
+}
+
+TEST(KrbdCommands, ReadOnlyExclusiveAndOptions)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.map.readOnly = true;
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
+					      "--read-only", "rbd/data" }));
+	spec.map.readOnly = false;
+	spec.map.exclusive = true;
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
+					      "--exclusive", "rbd/data" }));
+	spec.map.readOnly = true;
+	spec.map.krbdOptions = { "queue_depth=128", "osd_request_timeout=300", "noudev" };
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "--read-only",
+			       "--exclusive", "-o",
+			       "queue_depth=128,osd_request_timeout=300,noudev", "rbd/data" }));
+}
+
+TEST(KrbdCommands, NamespaceAndSnapshotInTheImageSpec)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.image.radosNamespace = "tenant";
+	EXPECT_EQ(mapArgv(spec).back(), "rbd/tenant/data");
+	spec.image.snapshot = "monday";
+	spec.map.readOnly = true;
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
+					      "--read-only", "rbd/tenant/data@monday" }));
+	spec.image.radosNamespace.clear();
+	EXPECT_EQ(mapArgv(spec).back(), "rbd/data@monday");
+}
+
+TEST(KrbdCommands, ToolPathAndTimeoutFromTheConfig)
+{
+	DriverTools tools;
+	tools.rbd = "/opt/ceph/bin/rbd";
+	tools.mapTimeout = std::chrono::seconds(5);
+	tools.unmapTimeout = std::chrono::seconds(7);
+	const Command map = krbdMapCommand(tools, volumeSpec());
+	EXPECT_EQ(map.argv.front(), "/opt/ceph/bin/rbd");
+	EXPECT_EQ(map.timeout, std::chrono::seconds(5));
+	const Command unmap = krbdUnmapCommand(tools, volumeSpec(), "/dev/rbd0");
+	EXPECT_EQ(unmap.argv.front(), "/opt/ceph/bin/rbd");
+	EXPECT_EQ(unmap.timeout, std::chrono::seconds(7));
+}
+
+TEST(KrbdCommands, UnmapByDeviceWithoutForceOrCredentials)
+{
+	const DriverTools tools;
+	VolumeSpec spec = volumeSpec();
+	spec.cluster.keyring = "/etc/ceph/k";
+	spec.map.krbdOptions = { "queue_depth=128" };
+	EXPECT_EQ(
+		krbdUnmapCommand(tools, spec, "/dev/rbd3").argv,
+		(Argv{ "/usr/bin/rbd", "device", "unmap", "--device-type", "krbd", "/dev/rbd3" }));
+	/* A host without udev maps with noudev, and must unmap with it too. */
+	spec.map.krbdOptions = { "noudev", "queue_depth=128" };
+	EXPECT_EQ(krbdUnmapCommand(tools, spec, "/dev/rbd3").argv,
+		  (Argv{ "/usr/bin/rbd", "device", "unmap", "--device-type", "krbd", "-o", "noudev",
+			 "/dev/rbd3" }));
+}
+
+class KrbdMapperTest : public ::testing::Test
+{
+protected:
+	TempDir root;
+	HookRunner runner;
+	KrbdMapper mapper{ runner, DriverTools{}, rootsIn(root) };
+};
+
+TEST_F(KrbdMapperTest, NeverMapsAnImageTwice)
+{
+	addKrbd(root, "2", "rbd", "", "data");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/rbd2");
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(KrbdMapperTest, OtherNamespacesAndSnapshotsAreOtherImages)
+{
+	addKrbd(root, "0", "rbd", "tenant", "data");
+	addKrbd(root, "1", "rbd", "", "data", "monday");
+	runner.onRun = [&](const Command &) { addKrbd(root, "4", "rbd", "", "data"); };
+	runner.answer(0, "/dev/rbd4\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/rbd4");
+	EXPECT_EQ(runner.commands.size(), 1U);
+}
+
+TEST_F(KrbdMapperTest, TheNewDeviceIsFoundInSysfs)
+{
+	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
+	runner.answer(0, "/dev/rbd5\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/rbd5");
+	ASSERT_EQ(runner.commands.size(), 1U);
+	EXPECT_EQ(runner.commands[0].argv, mapArgv(volumeSpec()));
+}
+
+TEST_F(KrbdMapperTest, SysfsDecidesWhenStdoutSaysNothing)
+{
+	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
+	runner.answer(0, "");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/rbd5");
+}
+
+TEST_F(KrbdMapperTest, StdoutNamingAnotherDeviceIsNotTrusted)
+{
+	runner.onRun = [&](const Command &) {
+		addKrbd(root, "5", "rbd", "", "data");
+		addKrbd(root, "6", "rbd", "", "other");
+	};
+	runner.answer(0, "/dev/rbd6\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Conflict);
+	EXPECT_NE(device.error().message.find("/dev/rbd5"), std::string::npos);
+}
+
+TEST_F(KrbdMapperTest, SuccessWithoutADeviceIsAnError)
+{
+	runner.answer(0, "/dev/rbd0\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Io);
+	EXPECT_NE(device.error().message.find("no device in"), std::string::npos);
+}
+
+TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
+{
+	/* What rbd prints when the image is missing: hints on stdout, the error on stderr. */
+	runner.answer(2, "In some cases useful info is found in syslog - try \"dmesg | tail\".\n",
+		      "rbd: sysfs write failed\nrbd: map failed: (2) No such file or directory\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::NotFound);
+	EXPECT_EQ(device.error().sysErrno, 2);
+	EXPECT_EQ(device.error().message, "rbd device map rbd/data: exit status 2: rbd: map "
+					  "failed: (2) No such file or directory");
+}
+
+TEST_F(KrbdMapperTest, UnsupportedFeaturesAreUnsupported)
+{
+	runner.answer(6, "RBD image feature set mismatch.\n",
+		      "rbd: map failed: (6) No such device or address\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Unsupported);
+}
+
+TEST_F(KrbdMapperTest, ATimedOutMapStaysATimeout)
+{
+	runner.error = Error{ Errc::Timeout, "'rbd' did not finish", ETIMEDOUT };
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Timeout);
+}
+
+TEST_F(KrbdMapperTest, UnmapsItsImage)
+{
+	addKrbd(root, "3", "rbd", "", "data");
+	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Changed);
+	ASSERT_EQ(runner.commands.size(), 1U);
+	EXPECT_EQ(runner.commands[0].argv, (Argv{ "/usr/bin/rbd", "device", "unmap",
+						  "--device-type", "krbd", "/dev/rbd3" }));
+}
+
+TEST_F(KrbdMapperTest, ADeviceNoLongerMappedIsUnchanged)
+{
+	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Unchanged);
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(KrbdMapperTest, RefusesToUnmapAnotherImage)
+{
+	addKrbd(root, "3", "rbd", "tenant", "data");
+	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	ASSERT_FALSE(change);
+	EXPECT_EQ(change.error().code, Errc::Conflict);
+	EXPECT_NE(change.error().message.find("rbd/tenant/data"), std::string::npos);
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(KrbdMapperTest, ABusyDeviceIsBusy)
+{
+	addKrbd(root, "3", "rbd", "", "data");
+	runner.answer(16, "",
+		      "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
+		      "resource busy\n");
+	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	ASSERT_FALSE(change);
+	EXPECT_EQ(change.error().code, Errc::Busy);
+	EXPECT_EQ(change.error().message, "rbd device unmap /dev/rbd3: exit status 16: rbd: "
+					  "unmap failed: (16) Device or resource busy");
+}
+
+TEST_F(KrbdMapperTest, ListsKrbdMappingsOnly)
+{
+	addKrbd(root, "0", "rbd", "", "data");
+	addNbd(root, "nbd0", "77", "c");
+	addRbdNbdProcess(root, "77", "rbd/logs");
+	auto mapped = mapper.list();
+	ASSERT_TRUE(mapped);
+	ASSERT_EQ(mapped->size(), 1U);
+	EXPECT_EQ(mapped->front().device, "/dev/rbd0");
+	EXPECT_EQ(mapped->front().driver, Driver::Krbd);
+}
+
+} /* namespace */
+} /* namespace rbdvolume::testing */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The helper's arguments, and the exact rbd-nbd command line it chooses: map or attach. */
+#include "host/drivers/nbd_helper.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+
+namespace rbdvolume::testing {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+TEST(NbdHelperArgs, Parsed)
+{
+	auto plain = parseHelperArgs({ "data" });
+	ASSERT_TRUE(plain);
+	EXPECT_EQ(*plain, (HelperArgs{ "data", "/run/rbd-volume/nbd", "/sys", false }));
+	auto all = parseHelperArgs(
+		{ "--wait", "--config-dir", "/tmp/c", "--sysfs", "/tmp/s", "db.1" });
+	ASSERT_TRUE(all);
+	EXPECT_EQ(*all, (HelperArgs{ "db.1", "/tmp/c", "/tmp/s", true }));
+	for (const Argv &bad : { Argv{}, Argv{ "--wait" }, Argv{ "a", "b" }, Argv{ "--bogus", "a" },
+				 Argv{ "a", "--sysfs" }, Argv{ "my-vol" }, Argv{ "../etc" } }) {
+		auto parsed = parseHelperArgs(bad);
+		ASSERT_FALSE(parsed) << ::testing::PrintToString(bad);
+		EXPECT_EQ(parsed.error().code, Errc::InvalidArgument);
+	}
+}
+
+NbdVolumeConfig fullConfig()
+{
+	VolumeSpec spec = volumeSpec();
+	spec.image.radosNamespace = "tenant";
+	spec.cluster.clientId = "vols";
+	spec.cluster.keyring = "/etc/ceph/ceph.client.vols.keyring";
+	spec.cluster.monitors = { "10.0.0.1", "10.0.0.2" };
+	spec.map.readOnly = true;
+	spec.map.exclusive = true;
+	spec.map.nbdOptions = { "reattach-timeout=120", "quiesce", "quiesce-hook=/usr/libexec/hook",
+				"max_part=15" };
+	return nbdConfigFor(spec, DriverTools{});
+}
+
+TEST(NbdHelperArgv, MapWithTheDefaults)
+{
+	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	EXPECT_EQ(rbdNbdArgv(config, ""),
+		  (Argv{ "/usr/bin/rbd-nbd", "-d", "--id", "admin", "-c", "/etc/ceph/ceph.conf",
+			 "map", "--try-netlink", "--cookie", config.cookie, "--reattach-timeout",
+			 "300", "--io-timeout", "0", "rbd/data" }));
+}
+
+TEST(NbdHelperArgv, MapWithEverything)
+{
+	const NbdVolumeConfig config = fullConfig();
+	const Argv expected = { "/usr/bin/rbd-nbd",
+				"-d",
+				"--id",
+				"vols",
+				"--keyring",
+				"/etc/ceph/ceph.client.vols.keyring",
+				"-c",
+				"/etc/ceph/ceph.conf",
+				"-m",
+				"10.0.0.1,10.0.0.2",
+				"map",
+				"--try-netlink",
+				"--cookie",
+				config.cookie,
+				"--reattach-timeout",
+				"120",
+				"--io-timeout",
+				"0",
+				"--read-only",
+				"--exclusive",
+				"--quiesce",
+				"--quiesce-hook",
+				"/usr/libexec/hook",
+				"--max_part",
+				"15",
+				"rbd/tenant/data" };
+	EXPECT_EQ(rbdNbdArgv(config, ""), expected);
+}
+
+TEST(NbdHelperArgv, AttachRepeatsTheMapsSettings)
+{
+	const NbdVolumeConfig config = fullConfig();
+	const Argv expected = { "/usr/bin/rbd-nbd",
+				"-d",
+				"--id",
+				"vols",
+				"--keyring",
+				"/etc/ceph/ceph.client.vols.keyring",
+				"-c",
+				"/etc/ceph/ceph.conf",
+				"-m",
+				"10.0.0.1,10.0.0.2",
+				"attach",
+				"--device",
+				"/dev/nbd3",
+				"--cookie",
+				config.cookie,
+				"--reattach-timeout",
+				"120",
+				"--io-timeout",
+				"0",
+				"--read-only",
+				"--exclusive",
+				"--quiesce",
+				"--quiesce-hook",
+				"/usr/libexec/hook",
+				"--max_part",
+				"15",
+				"rbd/tenant/data" };
+	EXPECT_EQ(rbdNbdArgv(config, "/dev/nbd3"), expected);
+}
+
+TEST(NbdHelperArgv, DiscoveryReadsTheImageBackFromIt)
+{
+	/* mapping_discovery parses rbd-nbd's command line: it must find the image in ours. */
+	for (const std::string &device : { std::string(), std::string("/dev/nbd3") })
+		EXPECT_EQ(nbdImageArgument(rbdNbdArgv(fullConfig(), device)), "rbd/tenant/data");
+}
+
+TEST(NbdHelperDecision, MapsWhenNoDeviceCarriesTheCookie)
+{
+	const TempDir root;
+	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
+	addNbd(root, "nbd1", "", "");
+	addNbd(root, "nbd2", "12", "-");
+	EXPECT_EQ(helperExecArgv(config, rootsIn(root)), rbdNbdArgv(config, ""));
+}
+
+TEST(NbdHelperDecision, AttachesToTheDeviceThatOutlivedItsServer)
+{
+	const TempDir root;
+	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
+	/* The kernel's pid attribute still names the dead server. */
+	addNbd(root, "nbd7", "4242", config.cookie);
+	const Argv argv = helperExecArgv(config, rootsIn(root));
+	EXPECT_EQ(argv, rbdNbdArgv(config, "/dev/nbd7"));
+	EXPECT_EQ(argv.at(6), "attach");
+}
+
+} /* namespace */
+} /* namespace rbdvolume::testing */

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nbd: the config file, the unit's start and stop, the cookie check, and the unmap sequence. */
+#include "host/drivers/nbd_mapper.hpp"
+
+#include <filesystem>
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+#include "hook_runner.hpp"
+#include "host/drivers/nbd_config.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume::testing {
+namespace {
+
+using Argv = std::vector<std::string>;
+using namespace std::chrono_literals;
+
+const Argv Start = { "/usr/bin/systemctl", "start", "rbd-nbd@data.service" };
+const Argv Stop = { "/usr/bin/systemctl", "--no-block", "stop", "rbd-nbd@data.service" };
+
+Argv unmapArgv(const std::string &device)
+{
+	return { "/usr/bin/rbd-nbd", "unmap", device };
+}
+
+std::vector<Argv> argvs(const std::vector<Command> &commands)
+{
+	std::vector<Argv> out;
+	for (const Command &command : commands)
+		out.push_back(command.argv);
+	return out;
+}
+
+mode_t modeOf(const std::string &path)
+{
+	struct stat st {
+	};
+	return stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+class NbdMapperTest : public ::testing::Test
+{
+protected:
+	DriverTools tools()
+	{
+		DriverTools t;
+		t.nbdConfigDir = root.path() + "/run/rbd-volume/nbd";
+		t.nbdReadyTimeout = 50ms;
+		t.nbdPollInterval = 1ms;
+		return t;
+	}
+
+	std::string configPath() const { return root.path() + "/run/rbd-volume/nbd/data.conf"; }
+
+	/* What rbd-nbd@data.service does on start: rbd-nbd connects nbd0 through netlink. */
+	void startMapsThroughNetlink(const std::string &name = "nbd0")
+	{
+		runner.onRun = [this, name](const Command &command) {
+			if (command.argv.at(1) != "start")
+				return;
+			addNbd(root, name, "4242", cookie);
+			addRbdNbdProcess(root, "4242", "rbd/data");
+		};
+	}
+
+	TempDir root;
+	HookRunner runner;
+	NbdMapper mapper{ runner, tools(), rootsIn(root) };
+	const std::string cookie = nbdCookie(volumeSpec());
+};
+
+TEST_F(NbdMapperTest, CommandLines)
+{
+	DriverTools t;
+	t.systemctl = "/bin/systemctl";
+	t.rbdNbd = "/opt/rbd-nbd";
+	const Command start = nbdStartCommand(t, "db");
+	EXPECT_EQ(start.argv, (Argv{ "/bin/systemctl", "start", "rbd-nbd@db.service" }));
+	EXPECT_EQ(start.timeout, t.mapTimeout);
+	const Command stop = nbdStopCommand(t, "db");
+	EXPECT_EQ(stop.argv,
+		  (Argv{ "/bin/systemctl", "--no-block", "stop", "rbd-nbd@db.service" }));
+	EXPECT_EQ(stop.timeout, t.unmapTimeout);
+	EXPECT_EQ(nbdUnmapCommand(t, "/dev/nbd2").argv,
+		  (Argv{ "/opt/rbd-nbd", "unmap", "/dev/nbd2" }));
+}
+
+TEST_F(NbdMapperTest, MapsThroughTheVolumesUnit)
+{
+	startMapsThroughNetlink();
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/nbd0");
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
+}
+
+TEST_F(NbdMapperTest, WritesTheConfigBeforeStarting)
+{
+	VolumeSpec spec = volumeSpec();
+	spec.cluster.keyring = "/etc/ceph/k";
+	spec.map.nbdOptions = { "quiesce" };
+	std::string seenAtStart;
+	runner.onRun = [&](const Command &) {
+		seenAtStart = readFile(configPath())->value_or("");
+		addNbd(root, "nbd0", "4242", cookie);
+	};
+	ASSERT_TRUE(mapper.map(spec));
+	auto expected = formatNbdConfig(nbdConfigFor(spec, tools()));
+	ASSERT_TRUE(expected);
+	EXPECT_EQ(seenAtStart, *expected);
+	EXPECT_EQ(modeOf(configPath()), 0600U);
+	EXPECT_EQ(modeOf(root.path() + "/run/rbd-volume/nbd"), 0700U);
+}
+
+TEST_F(NbdMapperTest, NeverMapsAnImageTwice)
+{
+	addNbd(root, "nbd3", "77", "-");
+	addRbdNbdProcess(root, "77", "rbd/data");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/nbd3");
+	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_FALSE(std::filesystem::exists(configPath()));
+}
+
+TEST_F(NbdMapperTest, AnOrphanedDeviceIsReattachedByStartingTheUnit)
+{
+	/* Our cookie, the dead server's pid, no process: the unit's helper will attach. */
+	addNbd(root, "nbd5", "999", cookie);
+	auto device = mapper.map(volumeSpec());
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/nbd5");
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
+}
+
+TEST_F(NbdMapperTest, AFailedStartPointsAtTheJournal)
+{
+	runner.answer(1, "",
+		      "Job for rbd-nbd@data.service failed because the control process exited "
+		      "with error code.\nSee \"systemctl status rbd-nbd@data.service\" and "
+		      "\"journalctl -xeu rbd-nbd@data.service\" for details.\n");
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Io);
+	EXPECT_NE(
+		device.error().message.find("systemctl start rbd-nbd@data.service: exit status 1"),
+		std::string::npos)
+		<< device.error().message;
+	EXPECT_NE(device.error().message.find("journalctl -u rbd-nbd@data.service"),
+		  std::string::npos);
+}
+
+TEST_F(NbdMapperTest, AnIoctlMappingIsRefusedAndUndone)
+{
+	/* rbd-nbd fell back to the ioctl interface: connected, no backend attribute. */
+	runner.onRun = [&](const Command &command) {
+		if (command.argv.at(1) != "start")
+			return;
+		addNbd(root, "nbd0", "4242", "-");
+		addRbdNbdProcess(root, "4242", "rbd/data");
+	};
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Unsupported);
+	EXPECT_NE(device.error().message.find("ioctl"), std::string::npos);
+	EXPECT_EQ(argvs(runner.commands),
+		  (std::vector<Argv>{ Start, unmapArgv("/dev/nbd0"), Stop }));
+}
+
+TEST_F(NbdMapperTest, ADeviceThatNeverShowsIsATimeout)
+{
+	auto device = mapper.map(volumeSpec());
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Timeout);
+	EXPECT_NE(device.error().message.find(cookie), std::string::npos);
+}
+
+TEST_F(NbdMapperTest, InvalidNamesNeverReachSystemctl)
+{
+	auto device = mapper.map(volumeSpec("a-b"));
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::InvalidArgument);
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(NbdMapperTest, UnmapDisconnectsThenStopsTheUnit)
+{
+	addNbd(root, "nbd0", "4242", cookie);
+	addRbdNbdProcess(root, "4242", "rbd/data");
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Changed);
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0"), Stop }));
+}
+
+TEST_F(NbdMapperTest, UnmapsAReattachedDeviceByItsCookie)
+{
+	/* After a re-attach the pid attribute names the dead server: only the cookie tells. */
+	addNbd(root, "nbd2", "999", cookie);
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd2");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd2"), Stop }));
+}
+
+TEST_F(NbdMapperTest, UnmapsAnIoctlMappingOfItsImage)
+{
+	addNbd(root, "nbd1", "4242", "-");
+	addRbdNbdProcess(root, "4242", "rbd/data");
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd1");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd1"), Stop }));
+}
+
+TEST_F(NbdMapperTest, AGoneDeviceIsUnchangedAndItsUnitStopped)
+{
+	addNbd(root, "nbd0", "", "-");
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Unchanged);
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Stop }));
+}
+
+TEST_F(NbdMapperTest, AGoneDeviceLeavesTheUnitServingAnother)
+{
+	addNbd(root, "nbd4", "999", cookie);
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Unchanged);
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(NbdMapperTest, RefusesToUnmapSomeoneElsesDevice)
+{
+	addNbd(root, "nbd0", "4242", "rbd-volume.other.0000000000000000");
+	addRbdNbdProcess(root, "4242", "rbd/other");
+	addNbd(root, "nbd1", "55", "-");
+	root.write("proc/55/cmdline", std::string("nbd-client\0host\0/dev/nbd1\0", 26));
+	for (const char *device : { "/dev/nbd0", "/dev/nbd1" }) {
+		auto change = mapper.unmap(volumeSpec(), device);
+		ASSERT_FALSE(change) << device;
+		EXPECT_EQ(change.error().code, Errc::Conflict);
+	}
+	EXPECT_TRUE(runner.commands.empty());
+}
+
+TEST_F(NbdMapperTest, UnmapFailureStopsBeforeTheUnit)
+{
+	addNbd(root, "nbd0", "4242", cookie);
+	runner.answer(1, "", "rbd-nbd: failed to unmap: (16) Device or resource busy\n");
+	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	ASSERT_FALSE(change);
+	EXPECT_EQ(change.error().code, Errc::Busy);
+	EXPECT_EQ(change.error().message, "rbd-nbd unmap /dev/nbd0: exit status 1: rbd-nbd: "
+					  "failed to unmap: (16) Device or resource busy");
+	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0") }));
+}
+
+TEST_F(NbdMapperTest, OnlyNbdDevices)
+{
+	auto change = mapper.unmap(volumeSpec(), "/dev/rbd0");
+	ASSERT_FALSE(change);
+	EXPECT_EQ(change.error().code, Errc::InvalidArgument);
+}
+
+TEST_F(NbdMapperTest, ListsNbdMappingsOnly)
+{
+	addKrbd(root, "0", "rbd", "", "logs");
+	addNbd(root, "nbd0", "4242", cookie);
+	addRbdNbdProcess(root, "4242", "rbd/data");
+	auto mapped = mapper.list();
+	ASSERT_TRUE(mapped);
+	ASSERT_EQ(mapped->size(), 1U);
+	EXPECT_EQ(mapped->front().device, "/dev/nbd0");
+	EXPECT_EQ(mapped->front().driver, Driver::Nbd);
+}
+
+} /* namespace */
+} /* namespace rbdvolume::testing */
