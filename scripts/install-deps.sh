@@ -13,6 +13,8 @@ packages=(
 	util-linux e2fsprogs xfsprogs btrfs-progs cryptsetup-bin fdisk lvm2
 	# unit files are checked with systemd-analyze verify
 	systemd
+	# Ceph: the librbd adapter, and a throw-away test cluster with rbd-fuse
+	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
 	clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -41,9 +41,9 @@ tests/fuzz/run-spec-fuzz.sh build-clang "$FUZZ_SECONDS"
 
 status=0
 section "tests under ASan+UBSan"
-RBDV_REQUIRE_INTEGRATION=1 meson test -C build-asan --setup sanitize --print-errorlogs --num-processes "$(nproc)" || status=1
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-asan --setup sanitize --print-errorlogs --num-processes "$(nproc)" || status=1
 section "tests"
-RBDV_REQUIRE_INTEGRATION=1 meson test -C build-ci --print-errorlogs --num-processes "$(nproc)" || status=1
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-ci --print-errorlogs --num-processes "$(nproc)" || status=1
 
 python3 scripts/test-summary.py build-asan build-ci || status=1
 exit $status

@@ -2,6 +2,7 @@
 #include "host/fuse_mapper.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 #include <unistd.h>
 
@@ -17,12 +18,6 @@ namespace rbdvolume {
 
 namespace {
 
-bool sameImage(const MappedImage &mapped, const ImageSpec &image)
-{
-	return mapped.pool == image.pool && mapped.radosNamespace == image.radosNamespace &&
-	       mapped.image == image.name && mapped.snapshot == image.snapshot;
-}
-
 /* Refuses to detach a loop device that is mounted: LOOP_CLR_FD would only defer it. */
 Result<void> notMounted(const std::string &device)
 {
@@ -34,6 +29,24 @@ Result<void> notMounted(const std::string &device)
 			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
 	}
 	return {};
+}
+
+/*
+ * krbd and nbd devices follow an image that grew by themselves; a loop
+ * device over rbd-fuse's file does not until it is told (losetup -c).
+ */
+void followImageSize(const LoopInfo &loop)
+{
+	struct stat file {};
+	if (stat(loop.backingFile.c_str(), &file) != 0)
+		return; /* rbd-fuse is gone: nothing to follow */
+	const std::string name = loop.device.substr(loop.device.rfind('/') + 1);
+	auto sectors = readFile("/sys/block/" + name + "/size");
+	if (!sectors || !*sectors)
+		return;
+	const uint64_t deviceBytes = std::strtoull((*sectors)->c_str(), nullptr, 10) * 512;
+	if (static_cast<uint64_t>(file.st_size) > deviceBytes)
+		(void)refreshLoopSize(loop.device);
 }
 
 } /* namespace */
@@ -56,6 +69,7 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 		auto described = parseFuseVolume(**text, paths_.config(volume));
 		if (!described)
 			continue;
+		followImageSize(loop);
 		MappedImage image;
 		image.pool = described->pool;
 		image.radosNamespace = described->radosNamespace;
@@ -98,7 +112,7 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
 	for (const MappedImage &m : *mapped) {
-		if (sameImage(m, spec.image))
+		if (mapsImage(m, spec.image))
 			return m.device; /* never map an image twice */
 	}
 

@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "common/key_value_text.hpp"
+
 namespace rbdvolume {
 
 FuseVolume FuseVolume::fromSpec(const VolumeSpec &spec)
@@ -38,16 +40,7 @@ std::string formatFuseVolume(const FuseVolume &volume)
 Result<FuseVolume> parseFuseVolume(const std::string &text, const std::string &path)
 {
 	FuseVolume volume;
-	std::istringstream in(text);
-	std::string line;
-	unsigned number = 0;
-	while (std::getline(in, line)) {
-		number++;
-		if (line.empty() || line.front() == '#')
-			continue;
-		const size_t eq = line.find('=');
-		const std::string key = line.substr(0, eq);
-		const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
+	for (const auto &[key, value, line] : parseKeyValueText(text)) {
 		std::string *field = key == "pool"	  ? &volume.pool
 				     : key == "namespace" ? &volume.radosNamespace
 				     : key == "image"	  ? &volume.image
@@ -58,7 +51,7 @@ Result<FuseVolume> parseFuseVolume(const std::string &text, const std::string &p
 				     : key == "monitors"  ? &volume.monitors
 							  : nullptr;
 		if (!field)
-			return fail(Errc::InvalidArgument, path + ":" + std::to_string(number) +
+			return fail(Errc::InvalidArgument, path + ":" + std::to_string(line) +
 								   ": unknown key '" + key + "'");
 		*field = value;
 	}

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "host/fs_util.hpp"
 
@@ -79,6 +81,39 @@ bool takesValue(const std::string &arg)
 	return std::find(ValueOptions.begin(), ValueOptions.end(), arg) != ValueOptions.end();
 }
 
+bool isRbdNbd(const std::vector<std::string> &argv)
+{
+	return !argv.empty() && std::filesystem::path(argv.front()).filename() == "rbd-nbd";
+}
+
+std::vector<std::string> commandLine(const SystemRoots &roots, const std::string &pid)
+{
+	auto cmdline = readFile(roots.proc + "/" + pid + "/cmdline");
+	return cmdline && *cmdline ? splitNul(**cmdline) : std::vector<std::string>();
+}
+
+/*
+ * rbd-nbd processes that re-attached to a device, by device. After a
+ * re-attach the kernel's pid attribute still names the first (dead) server,
+ * so they are found as `rbd-nbd list-mapped` finds them: by scanning /proc.
+ */
+std::vector<std::pair<std::string, std::vector<std::string>>> reattached(const SystemRoots &roots)
+{
+	std::vector<std::pair<std::string, std::vector<std::string>>> found;
+	for (const std::string &pid : entries(roots.proc)) {
+		if (pid.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		std::vector<std::string> argv = commandLine(roots, pid);
+		if (!isRbdNbd(argv) || std::find(argv.begin(), argv.end(), "attach") == argv.end())
+			continue;
+		const auto device = std::find(argv.begin(), argv.end(), "--device");
+		if (device == argv.end() || device + 1 == argv.end())
+			continue;
+		found.emplace_back(*(device + 1), std::move(argv));
+	}
+	return found;
+}
+
 } /* namespace */
 
 bool parseImageSpec(const std::string &text, MappedImage &image)
@@ -151,18 +186,25 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 {
 	std::vector<MappedImage> mapped;
 	const std::string base = roots.sysfs + "/block/";
+	std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>> attached;
 	for (const std::string &name : entries(base)) {
 		if (name.rfind("nbd", 0) != 0)
 			continue;
 		const std::string pid = attribute(base + name + "/pid");
 		if (pid.empty())
 			continue; /* not connected */
-		auto cmdline = readFile(roots.proc + "/" + pid + "/cmdline");
-		if (!cmdline || !*cmdline)
-			continue;
-		const std::vector<std::string> argv = splitNul(**cmdline);
-		if (argv.empty() || std::filesystem::path(argv.front()).filename() != "rbd-nbd")
-			continue; /* an nbd device, but not an RBD image */
+		std::vector<std::string> argv = commandLine(roots, pid);
+		if (!isRbdNbd(argv)) {
+			/* The first server died; a re-attached one serves the device now. */
+			if (!attached)
+				attached = reattached(roots);
+			const auto it = std::find_if(
+				attached->begin(), attached->end(),
+				[&](const auto &a) { return a.first == "/dev/" + name; });
+			if (it == attached->end())
+				continue; /* an nbd device, but not an RBD image */
+			argv = it->second;
+		}
 		MappedImage image;
 		if (!parseImageSpec(nbdImageArgument(argv), image))
 			continue;

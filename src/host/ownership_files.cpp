@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/errno_text.hpp"
+#include "common/key_value_text.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
@@ -33,16 +34,7 @@ std::string formatOwnership(const Ownership &record)
 Result<Ownership> parseOwnership(const std::string &text, const std::string &path)
 {
 	Ownership record;
-	std::istringstream in(text);
-	std::string line;
-	unsigned number = 0;
-	while (std::getline(in, line)) {
-		number++;
-		if (line.empty() || line.front() == '#')
-			continue;
-		const size_t eq = line.find('=');
-		const std::string key = line.substr(0, eq);
-		const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
+	for (const auto &[key, value, line] : parseKeyValueText(text)) {
 		if (key == "mapped-device")
 			record.mappedDevice = value;
 		else if (key == "map-pending")
@@ -56,7 +48,7 @@ Result<Ownership> parseOwnership(const std::string &text, const std::string &pat
 		else if (key == "published")
 			record.publishedTargets.push_back(value);
 		else
-			return fail(Errc::Io, path + ":" + std::to_string(number) +
+			return fail(Errc::Io, path + ":" + std::to_string(line) +
 						      ": unknown key '" + key +
 						      "' in an ownership record");
 	}

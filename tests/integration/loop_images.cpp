@@ -52,12 +52,6 @@ std::optional<MappedImage> parseFileName(const std::string &file)
 	return image;
 }
 
-bool sameImage(const MappedImage &mapped, const ImageSpec &image)
-{
-	return mapped.pool == image.pool && mapped.radosNamespace == image.radosNamespace &&
-	       mapped.image == image.name && mapped.snapshot == image.snapshot;
-}
-
 } /* namespace */
 
 std::string LoopImages::imagePath(const ImageSpec &image) const
@@ -89,7 +83,7 @@ Result<void> LoopImages::resizeImage(const ImageSpec &image, uint64_t bytes)
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
 	for (const MappedImage &m : *mapped) {
-		if (sameImage(m, image))
+		if (mapsImage(m, image))
 			return refreshLoopSize(m.device);
 	}
 	return {};
@@ -121,7 +115,7 @@ Result<std::string> LoopImages::map(const VolumeSpec &spec)
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
 	for (const MappedImage &m : *mapped) {
-		if (sameImage(m, spec.image))
+		if (mapsImage(m, spec.image))
 			return m.device; /* never map an image twice */
 	}
 	const std::string path = imagePath(spec.image);

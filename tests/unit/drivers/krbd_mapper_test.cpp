@@ -30,8 +30,7 @@ TEST(KrbdCommands, MapWithTheSpecDefaults)
 {
 	const DriverTools tools;
 	const Command command = krbdMapCommand(tools, volumeSpec());
-	EXPECT_EQ(command.argv,
-		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "rbd/data" }));
+	EXPECT_EQ(command.argv, withPrefix({ "--id", "admin", "rbd/data" }));
 	EXPECT_EQ(command.timeout, tools.mapTimeout);
 }
 
@@ -40,14 +39,12 @@ TEST(KrbdCommands, KeyringOrKeyfileNeverTheKey)
 	VolumeSpec spec = volumeSpec();
 	spec.cluster.clientId = "vols";
 	spec.cluster.keyring = "/etc/ceph/ceph.client.vols.keyring";
-	EXPECT_EQ(mapArgv(spec),
-		  withPrefix({ "--id", "vols", "--keyring", "/etc/ceph/ceph.client.vols.keyring",
-			       "-c", "/etc/ceph/ceph.conf", "rbd/data" }));
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "vols", "--keyring",
+					      "/etc/ceph/ceph.client.vols.keyring", "rbd/data" }));
 	spec.cluster.keyring.clear();
 	spec.cluster.keyfile = "/etc/rbd-volume/vols.key";
-	EXPECT_EQ(mapArgv(spec),
-		  withPrefix({ "--id", "vols", "--keyfile", "/etc/rbd-volume/vols.key", "-c",
-			       "/etc/ceph/ceph.conf", "rbd/data" }));
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "vols", "--keyfile",
+					      "/etc/rbd-volume/vols.key", "rbd/data" }));
 }
 
 TEST(KrbdCommands, MonitorsJoinedIntoOneOption)
@@ -55,13 +52,17 @@ TEST(KrbdCommands, MonitorsJoinedIntoOneOption)
 	VolumeSpec spec = volumeSpec();
 	spec.cluster.monitors = { "10.0.0.1", "v2:10.0.0.2:3300", "[fd00::3]:6789" };
 	EXPECT_EQ(mapArgv(spec),
-		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "-m",
-			       "10.0.0.1,v2:10.0.0.2:3300,[fd00::3]:6789", "rbd/data" }));
+		  withPrefix({ "--id", "admin", "-m", "10.0.0.1,v2:10.0.0.2:3300,[fd00::3]:6789",
+			       "rbd/data" }));
 }
 
-TEST(KrbdCommands, NoConfAndNoIdMeanNoOption)
+TEST(KrbdCommands, OnlyANonDefaultConfIsPassed)
 {
+	/* Ceph's own search finds its default conf, and tolerates its absence. */
 	VolumeSpec spec = volumeSpec();
+	spec.cluster.conf = "/etc/ceph/prod.conf";
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/prod.conf", "rbd/data" }));
 	spec.cluster.conf.clear();
 	spec.cluster.clientId.clear();
 	spec.cluster.monitors = { "10.0.0.1:6789" };
@@ -72,17 +73,14 @@ TEST(KrbdCommands, ReadOnlyExclusiveAndOptions)
 {
 	VolumeSpec spec = volumeSpec();
 	spec.map.readOnly = true;
-	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
-					      "--read-only", "rbd/data" }));
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "--read-only", "rbd/data" }));
 	spec.map.readOnly = false;
 	spec.map.exclusive = true;
-	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
-					      "--exclusive", "rbd/data" }));
+	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "--exclusive", "rbd/data" }));
 	spec.map.readOnly = true;
 	spec.map.krbdOptions = { "queue_depth=128", "osd_request_timeout=300", "noudev" };
 	EXPECT_EQ(mapArgv(spec),
-		  withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf", "--read-only",
-			       "--exclusive", "-o",
+		  withPrefix({ "--id", "admin", "--read-only", "--exclusive", "-o",
 			       "queue_depth=128,osd_request_timeout=300,noudev", "rbd/data" }));
 }
 
@@ -93,8 +91,8 @@ TEST(KrbdCommands, NamespaceAndSnapshotInTheImageSpec)
 	EXPECT_EQ(mapArgv(spec).back(), "rbd/tenant/data");
 	spec.image.snapshot = "monday";
 	spec.map.readOnly = true;
-	EXPECT_EQ(mapArgv(spec), withPrefix({ "--id", "admin", "-c", "/etc/ceph/ceph.conf",
-					      "--read-only", "rbd/tenant/data@monday" }));
+	EXPECT_EQ(mapArgv(spec),
+		  withPrefix({ "--id", "admin", "--read-only", "rbd/tenant/data@monday" }));
 	spec.image.radosNamespace.clear();
 	EXPECT_EQ(mapArgv(spec).back(), "rbd/data@monday");
 }

@@ -35,9 +35,8 @@ TEST(NbdConfig, CookieValueIsPinned)
 	EXPECT_EQ(nbdCookie(volumeSpec()), "rbd-volume.data.bba593f3562bf56c");
 }
 
-TEST(NbdConfig, NamesAndPaths)
+TEST(NbdConfig, Path)
 {
-	EXPECT_EQ(nbdUnitName("data"), "rbd-nbd@data.service");
 	EXPECT_EQ(nbdConfigPath("/run/rbd-volume/nbd", "data"), "/run/rbd-volume/nbd/data.conf");
 }
 

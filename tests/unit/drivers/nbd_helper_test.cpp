@@ -2,6 +2,8 @@
 /* The helper's arguments, and the exact rbd-nbd command line it chooses: map or attach. */
 #include "host/drivers/nbd_helper.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "fake_host.hpp"
@@ -33,6 +35,7 @@ NbdVolumeConfig fullConfig()
 	VolumeSpec spec = volumeSpec();
 	spec.image.radosNamespace = "tenant";
 	spec.cluster.clientId = "vols";
+	spec.cluster.conf = "/etc/ceph/prod.conf";
 	spec.cluster.keyring = "/etc/ceph/ceph.client.vols.keyring";
 	spec.cluster.monitors = { "10.0.0.1", "10.0.0.2" };
 	spec.map.readOnly = true;
@@ -46,9 +49,9 @@ TEST(NbdHelperArgv, MapWithTheDefaults)
 {
 	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
 	EXPECT_EQ(rbdNbdArgv(config, ""),
-		  (Argv{ "/usr/bin/rbd-nbd", "-d", "--id", "admin", "-c", "/etc/ceph/ceph.conf",
-			 "map", "--try-netlink", "--cookie", config.cookie, "--reattach-timeout",
-			 "300", "--io-timeout", "0", "rbd/data" }));
+		  (Argv{ "/usr/bin/rbd-nbd", "-d", "--id", "admin", "map", "--try-netlink",
+			 "--cookie", config.cookie, "--reattach-timeout", "300", "--io-timeout",
+			 "0", "rbd/data" }));
 }
 
 TEST(NbdHelperArgv, MapWithEverything)
@@ -61,7 +64,7 @@ TEST(NbdHelperArgv, MapWithEverything)
 				"--keyring",
 				"/etc/ceph/ceph.client.vols.keyring",
 				"-c",
-				"/etc/ceph/ceph.conf",
+				"/etc/ceph/prod.conf",
 				"-m",
 				"10.0.0.1,10.0.0.2",
 				"map",
@@ -93,7 +96,7 @@ TEST(NbdHelperArgv, AttachRepeatsTheMapsSettings)
 				"--keyring",
 				"/etc/ceph/ceph.client.vols.keyring",
 				"-c",
-				"/etc/ceph/ceph.conf",
+				"/etc/ceph/prod.conf",
 				"-m",
 				"10.0.0.1,10.0.0.2",
 				"attach",
@@ -142,7 +145,7 @@ TEST(NbdHelperDecision, AttachesToTheDeviceThatOutlivedItsServer)
 	addNbd(root, "nbd7", "4242", config.cookie);
 	const Argv argv = helperExecArgv(config, rootsIn(root));
 	EXPECT_EQ(argv, rbdNbdArgv(config, "/dev/nbd7"));
-	EXPECT_EQ(argv.at(6), "attach");
+	EXPECT_EQ(std::count(argv.begin(), argv.end(), "attach"), 1);
 }
 
 } /* namespace */

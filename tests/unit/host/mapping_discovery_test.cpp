@@ -72,6 +72,23 @@ TEST(MappingDiscovery, NbdDevicesFromTheirProcessCommandLine)
 			  image("rbd", "", "logs", "snap", "/dev/nbd2", Driver::Nbd, true) }));
 }
 
+TEST(MappingDiscovery, ReattachedNbdIsFoundThroughProc)
+{
+	const TempDir root;
+	using namespace std::string_literals;
+	/* The kernel still names the first server, which died; the unit re-attached. */
+	root.write("sys/block/nbd1/pid", "500\n");
+	root.write("sys/block/nbd1/ro", "0\n");
+	root.write("proc/612/cmdline",
+		   "/usr/bin/rbd-nbd\0-d\0attach\0--device\0/dev/nbd1\0--cookie\0c1\0rbd/data\0"s);
+	root.write("proc/613/cmdline", "sleep\0"
+				       "1\0"s);
+	const SystemRoots roots{ root.path() + "/sys", root.path() + "/proc" };
+	EXPECT_EQ(listNbdMappings(roots),
+		  (std::vector<MappedImage>{
+			  image("rbd", "", "data", "", "/dev/nbd1", Driver::Nbd, false) }));
+}
+
 TEST(MappingDiscovery, ImageSpecs)
 {
 	MappedImage parsed;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/drivers/choose_driver.hpp"
+
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+
+/*
+ * krbd first: no userspace server in the I/O path and nothing to restart.
+ * nbd next: it survives its server's restart, but each volume costs a
+ * process. fuse last: a loop device over a FUSE file is the slowest path.
+ * Only loaded modules count; rbd and rbd-nbd could modprobe themselves, but
+ * a choice that changes with load order would move volumes between drivers
+ * across reboots. Hosts that want krbd or nbd load the module at boot.
+ */
+Driver chooseDriver(const SystemRoots &roots, Driver requested)
+{
+	if (requested != Driver::Auto)
+		return requested;
+	if (isDirectory(roots.sysfs + "/bus/rbd"))
+		return Driver::Krbd;
+	if (isDirectory(roots.sysfs + "/module/nbd"))
+		return Driver::Nbd;
+	return Driver::Fuse;
+}
+
+} /* namespace rbdvolume */

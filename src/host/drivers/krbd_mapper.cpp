@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/drivers/krbd_mapper.hpp"
+
+#include <algorithm>
+
+#include "host/drivers/cluster_args.hpp"
+#include "host/drivers/tool_failure.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+bool hasOption(const VolumeSpec &spec, const char *option)
+{
+	const auto &options = spec.map.krbdOptions;
+	return std::find(options.begin(), options.end(), option) != options.end();
+}
+
+std::string join(const std::vector<std::string> &parts, char separator)
+{
+	std::string out;
+	for (const std::string &part : parts) {
+		if (!out.empty())
+			out += separator;
+		out += part;
+	}
+	return out;
+}
+
+std::string displayOf(const MappedImage &mapped)
+{
+	ImageSpec image;
+	image.pool = mapped.pool;
+	image.radosNamespace = mapped.radosNamespace;
+	image.name = mapped.image;
+	image.snapshot = mapped.snapshot;
+	return image.display();
+}
+
+/* The last non-empty line of the tool's stdout: where rbd prints the new device. */
+std::string lastLine(std::string text)
+{
+	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+		text.pop_back();
+	const size_t newline = text.rfind('\n');
+	return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+} /* namespace */
+
+/*
+ * No "noudev" of our own: rbd-volumed runs on the host next to udev, and
+ * waiting for udev's "add" means the node and its /dev/rbd/POOL/IMAGE link
+ * exist and udev's own blkid run is over when map returns, so our probe and
+ * mkfs do not race it. A host without udev (a container) says "noudev" in
+ * map.krbd.options. --read-only and --exclusive are applied by rbd after
+ * -o, so they win over any option there.
+ */
+Command krbdMapCommand(const DriverTools &tools, const VolumeSpec &spec)
+{
+	Command command;
+	command.timeout = tools.mapTimeout;
+	command.argv = { tools.rbd, "device", "map", "--device-type", "krbd" };
+	appendClusterArgs(command.argv, spec.cluster);
+	if (spec.map.readOnly)
+		command.argv.emplace_back("--read-only");
+	if (spec.map.exclusive)
+		command.argv.emplace_back("--exclusive");
+	if (!spec.map.krbdOptions.empty()) {
+		command.argv.emplace_back("-o");
+		command.argv.push_back(join(spec.map.krbdOptions, ','));
+	}
+	command.argv.push_back(spec.image.display());
+	return command;
+}
+
+/*
+ * By device, so no cluster connection and no credentials are needed. Never
+ * "-o force": the kernel refuses to unmap an open device, and that refusal
+ * is what keeps a foreign mount of it alive; forcing is for an operator.
+ * "noudev" follows the map's, since a host without udev would otherwise wait
+ * for a "remove" event that never comes.
+ */
+Command krbdUnmapCommand(const DriverTools &tools, const VolumeSpec &spec,
+			 const std::string &device)
+{
+	Command command;
+	command.timeout = tools.unmapTimeout;
+	command.argv = { tools.rbd, "device", "unmap", "--device-type", "krbd" };
+	if (hasOption(spec, "noudev")) {
+		command.argv.emplace_back("-o");
+		command.argv.emplace_back("noudev");
+	}
+	command.argv.push_back(device);
+	return command;
+}
+
+Result<std::vector<MappedImage>> KrbdMapper::list()
+{
+	return listKrbdMappings(roots_);
+}
+
+/* `rbd device map` would map an image twice: only a missing mapping is mapped. */
+Result<std::string> KrbdMapper::map(const VolumeSpec &spec)
+{
+	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
+		if (mapsImage(mapped, spec.image))
+			return mapped.device;
+	}
+	const Command command = krbdMapCommand(tools_, spec);
+	auto output = runner_.run(command);
+	if (!output)
+		return tl::make_unexpected(output.error());
+	if (!output->succeeded())
+		return toolFailure("rbd device map " + spec.image.display(), *output);
+	return mappedDevice(spec, *output);
+}
+
+/*
+ * The device is what sysfs says maps the image, not what rbd printed: the
+ * printed name must be one of those, and without one there must be exactly one.
+ */
+Result<std::string> KrbdMapper::mappedDevice(const VolumeSpec &spec, const CommandOutput &output)
+{
+	const std::string printed = lastLine(output.out);
+	std::vector<std::string> devices;
+	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
+		if (mapsImage(mapped, spec.image))
+			devices.push_back(mapped.device);
+	}
+	if (std::find(devices.begin(), devices.end(), printed) != devices.end())
+		return printed;
+	const std::string what = "rbd device map " + spec.image.display() + " succeeded";
+	if (devices.empty())
+		return fail(Errc::Io, what + " but no device in " + roots_.sysfs +
+					      "/bus/rbd/devices maps the image");
+	if (devices.size() > 1 || !printed.empty())
+		return fail(Errc::Conflict, what + " and printed '" + printed +
+						    "', but the image is mapped as " +
+						    join(devices, ' '));
+	return devices.front();
+}
+
+Result<Change> KrbdMapper::unmap(const VolumeSpec &spec, const std::string &device)
+{
+	const auto mappings = listKrbdMappings(roots_);
+	const auto found = std::find_if(mappings.begin(), mappings.end(),
+					[&](const MappedImage &m) { return m.device == device; });
+	if (found == mappings.end())
+		return Change::Unchanged;
+	if (!mapsImage(*found, spec.image))
+		return fail(Errc::Conflict, device + " maps " + displayOf(*found) + ", not " +
+						    spec.image.display() +
+						    ": refusing to unmap it");
+	const Command command = krbdUnmapCommand(tools_, spec, device);
+	auto output = runner_.run(command);
+	if (!output)
+		return tl::make_unexpected(output.error());
+	if (!output->succeeded())
+		return toolFailure("rbd device unmap " + device, *output);
+	return Change::Changed;
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The Mapper port for the kernel rbd driver: `rbd device map/unmap`, found again in sysfs. */
+#pragma once
+
+#include "engine/ports.hpp"
+#include "host/command_runner.hpp"
+#include "host/drivers/driver_tools.hpp"
+#include "host/mapping_discovery.hpp"
+
+namespace rbdvolume {
+
+/* The exact command lines, exposed so unit tests can pin them. */
+Command krbdMapCommand(const DriverTools &tools, const VolumeSpec &spec);
+Command krbdUnmapCommand(const DriverTools &tools, const VolumeSpec &spec,
+			 const std::string &device);
+
+class KrbdMapper : public Mapper
+{
+public:
+	KrbdMapper(CommandRunner &runner, DriverTools tools, SystemRoots roots)
+		: runner_(runner), tools_(std::move(tools)), roots_(std::move(roots))
+	{
+	}
+
+	/* The krbd mappings only; a host-wide list joins every driver's. */
+	Result<std::vector<MappedImage>> list() override;
+	/* The image's existing krbd device, or a new one, as sysfs shows it. */
+	Result<std::string> map(const VolumeSpec &spec) override;
+	/* Unchanged when `device` is no longer mapped; Conflict when it maps another image. */
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+
+private:
+	Result<std::string> mappedDevice(const VolumeSpec &spec, const CommandOutput &output);
+
+	CommandRunner &runner_;
+	DriverTools tools_;
+	SystemRoots roots_;
+};
+
+} /* namespace rbdvolume */

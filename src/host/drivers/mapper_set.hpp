@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * MapperSet: the Mapper the engine sees on a real host. It lists the
+ * mappings of every driver, maps with the spec's driver (or, for auto, the
+ * best the host has), and unmaps through the driver that listed the device.
+ */
+#pragma once
+
+#include "engine/ports.hpp"
+#include "host/mapping_discovery.hpp"
+
+namespace rbdvolume {
+
+class MapperSet : public Mapper
+{
+public:
+	MapperSet(Mapper &krbd, Mapper &nbd, Mapper &fuse, SystemRoots roots)
+		: krbd_(krbd), nbd_(nbd), fuse_(fuse), roots_(std::move(roots))
+	{
+	}
+
+	Result<std::vector<MappedImage>> list() override;
+	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+
+private:
+	Mapper &driver(Driver which);
+
+	Mapper &krbd_;
+	Mapper &nbd_;
+	Mapper &fuse_;
+	SystemRoots roots_;
+};
+
+} /* namespace rbdvolume */

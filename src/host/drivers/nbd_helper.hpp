@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rbd-volume-nbd-helper, the ExecStart= of rbd-nbd@NAME.service: which
+ * rbd-nbd command line to exec (attach to a device that outlived its server,
+ * or map afresh), and the ExecStartPost= readiness wait. Pure but for sysfs.
+ */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "host/drivers/nbd_config.hpp"
+#include "host/mapping_discovery.hpp"
+
+namespace rbdvolume {
+
+/* sysexits.h values, so rbd-nbd@.service's RestartPreventExitStatus= can name them. */
+constexpr int HelperUsageExit = 64;  /* EX_USAGE */
+constexpr int HelperConfigExit = 78; /* EX_CONFIG */
+
+struct HelperArgs {
+	std::string volume;
+	std::string configDir = "/run/rbd-volume/nbd";
+	std::string sysfs = "/sys"; /* tests point these at fake trees */
+	bool wait = false;	    /* --wait: the ExecStartPost= readiness check */
+
+	bool operator==(const HelperArgs &) const = default;
+};
+
+/* [--wait] [--config-dir DIR] [--sysfs DIR] NAME (argv[0] excluded). */
+Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args);
+
+/*
+ * rbd-nbd's argv: `attach --device DEVICE` when `attachDevice` is set, else
+ * `map --try-netlink`. -d keeps it in the foreground with its log on stderr,
+ * so systemd supervises the very process and the journal keeps its log.
+ */
+std::vector<std::string> rbdNbdArgv(const NbdVolumeConfig &config, const std::string &attachDevice);
+
+/* The argv to exec: attach when a kernel device still carries the cookie, else map. */
+std::vector<std::string> helperExecArgv(const NbdVolumeConfig &config, const SystemRoots &roots);
+
+} /* namespace rbdvolume */

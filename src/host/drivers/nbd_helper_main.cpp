@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volume-nbd-helper: execs the volume's rbd-nbd (ExecStart=) or waits for its device. */
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "common/errno_text.hpp"
+#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/nbd_helper.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+namespace {
+
+void say(const std::string &text)
+{
+	std::fprintf(stderr, "rbd-volume-nbd-helper: %s\n", text.c_str());
+}
+
+std::string joined(const std::vector<std::string> &argv)
+{
+	std::string out;
+	for (const std::string &arg : argv)
+		out += (out.empty() ? "" : " ") + arg;
+	return out;
+}
+
+/*
+ * ExecStartPost=: the unit becomes active once the device carries our
+ * cookie. systemd bounds the wait (TimeoutStartSec=) and ends it when
+ * rbd-nbd exits. A device that rbd-nbd's process ($MAINPID) connected
+ * without a backend came through the ioctl interface: fail the start, and
+ * the stop that follows tears that device down before anything mounts it.
+ */
+int waitReady(const NbdVolumeConfig &config, const SystemRoots &roots)
+{
+	const char *env = std::getenv("MAINPID");
+	const std::string mainPid = env != nullptr ? env : "";
+	const NbdCheck check = waitForNbd(
+		[&] { return checkNbd(roots, config.cookie, nbdDevicesOfPid(roots, mainPid)); },
+		std::chrono::steady_clock::time_point::max(), std::chrono::milliseconds(100));
+	if (check.state == NbdState::Ready) {
+		say(config.image + " is ready on " + check.device);
+		return EXIT_SUCCESS;
+	}
+	say(config.image + " came up on " + check.device +
+	    " without a backend cookie (the ioctl interface, or a kernel before 5.14): "
+	    "it would not survive a restart of rbd-nbd");
+	return EXIT_FAILURE;
+}
+
+/* exec, not fork: systemd then supervises rbd-nbd itself, and its argv names the image. */
+int execRbdNbd(const NbdVolumeConfig &config, const SystemRoots &roots)
+{
+	std::vector<std::string> argv = helperExecArgv(config, roots);
+	say("exec " + joined(argv));
+	std::vector<char *> cArgv;
+	for (std::string &arg : argv)
+		cArgv.push_back(arg.data());
+	cArgv.push_back(nullptr);
+	execv(cArgv.front(), cArgv.data());
+	say("cannot run " + argv.front() + ": " + errnoText(errno));
+	return EXIT_FAILURE;
+}
+
+int helperMain(const std::vector<std::string> &args)
+{
+	auto parsed = parseHelperArgs(args);
+	if (!parsed) {
+		say(parsed.error().message);
+		return HelperUsageExit;
+	}
+	const std::string path = nbdConfigPath(parsed->configDir, parsed->volume);
+	auto text = readFile(path);
+	if (!text || !*text) {
+		say(text ? path + " does not exist: rbd-volumed writes it before starting the unit"
+			 : text.error().message);
+		return HelperConfigExit;
+	}
+	auto config = parseNbdConfig(**text, path);
+	if (!config) {
+		say(config.error().message);
+		return HelperConfigExit;
+	}
+	const SystemRoots roots{ parsed->sysfs, "/proc" };
+	return parsed->wait ? waitReady(*config, roots) : execRbdNbd(*config, roots);
+}
+
+} /* namespace */
+} /* namespace rbdvolume */
+
+int main(int argc, char **argv)
+{
+	return rbdvolume::helperMain(std::vector<std::string>(argv + 1, argv + argc));
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/drivers/nbd_mapper.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+
+#include "common/unique_fd.hpp"
+#include "common/volume_name.hpp"
+#include "host/drivers/nbd_config.hpp"
+#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/tool_failure.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+/* Devices rbd-nbd processes serve with this image, from their command lines. */
+std::vector<std::string> devicesServing(const SystemRoots &roots, const ImageSpec &image)
+{
+	std::vector<std::string> devices;
+	for (const MappedImage &mapped : listNbdMappings(roots)) {
+		if (mapsImage(mapped, image))
+			devices.push_back(mapped.device);
+	}
+	return devices;
+}
+
+/*
+ * An nbd disconnect, unlike a krbd unmap, does not care who has the device
+ * open: a mount on it would just see I/O errors. An exclusive open fails
+ * with EBUSY while anything mounts or holds the device or a partition of it.
+ * Only EBUSY counts: a missing node (a container's /dev) says nothing.
+ */
+bool deviceInUse(const std::string &device)
+{
+	const UniqueFd fd(open(device.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK));
+	return !fd.valid() && errno == EBUSY;
+}
+
+} /* namespace */
+
+Command nbdUnmapCommand(const DriverTools &tools, const std::string &device)
+{
+	Command command;
+	command.timeout = tools.unmapTimeout;
+	command.argv = { tools.rbdNbd, "unmap", device };
+	return command;
+}
+
+Result<std::vector<MappedImage>> NbdMapper::list()
+{
+	return listNbdMappings(roots_);
+}
+
+Result<void> NbdMapper::unmapDevice(const std::string &device)
+{
+	auto output = runner_.run(nbdUnmapCommand(tools_, device));
+	if (!output)
+		return tl::make_unexpected(output.error());
+	if (!output->succeeded())
+		return toolFailure("rbd-nbd unmap " + device, *output);
+	return {};
+}
+
+/* rbd-nbd, like rbd, maps an image twice when asked: only a missing mapping is mapped. */
+Result<std::string> NbdMapper::map(const VolumeSpec &spec)
+{
+	if (!isValidVolumeName(spec.name))
+		return fail(Errc::InvalidArgument, volumeNameProblem(spec.name));
+	if (const auto served = devicesServing(roots_, spec.image); !served.empty())
+		return served.front();
+	if (auto previous = servedBefore(spec); !previous)
+		return tl::make_unexpected(previous.error());
+	/*
+	 * A device holding our cookie with no server is one whose rbd-nbd died:
+	 * starting the unit attaches a new server to it, as a map would not.
+	 */
+	if (auto written = writeConfig(spec); !written)
+		return tl::make_unexpected(written.error());
+	/* Under systemd, start returns once the unit's ExecStartPost saw the device. */
+	if (auto started = units_.start(UnitTemplate, spec.name); !started)
+		return tl::make_unexpected(started.error());
+	return awaitDevice(spec);
+}
+
+/*
+ * The unit still serves the image an older spec named (the spec changed
+ * while it was mapped): starting it would do nothing, so say what is in the
+ * way instead of waiting for a cookie that cannot come.
+ */
+Result<void> NbdMapper::servedBefore(const VolumeSpec &spec)
+{
+	const std::string path = nbdConfigPath(tools_.nbdConfigDir, spec.name);
+	auto text = readFile(path);
+	if (!text || !*text)
+		return {};
+	auto previous = parseNbdConfig(**text, path);
+	if (!previous || previous->cookie == nbdCookie(spec))
+		return {};
+	if (auto device = nbdDeviceWithCookie(roots_, previous->cookie))
+		return fail(Errc::Conflict, unitName(UnitTemplate, spec.name) + " still serves " +
+						    previous->image + " on " + *device +
+						    ": unmap it before mapping " +
+						    spec.image.display());
+	return {};
+}
+
+Result<void> NbdMapper::writeConfig(const VolumeSpec &spec)
+{
+	auto text = formatNbdConfig(nbdConfigFor(spec, tools_));
+	if (!text)
+		return tl::make_unexpected(text.error());
+	/* 0700/0600: it names the keyring, and only root's units read it. */
+	if (auto made = makeDirectories(tools_.nbdConfigDir, 0700); !made)
+		return made;
+	return writeFileAtomic(nbdConfigPath(tools_.nbdConfigDir, spec.name), *text, 0600);
+}
+
+Result<std::string> NbdMapper::awaitDevice(const VolumeSpec &spec)
+{
+	const std::string cookie = nbdCookie(spec);
+	const NbdCheck check = waitForNbd(
+		[&] { return checkNbd(roots_, cookie, devicesServing(roots_, spec.image)); },
+		std::chrono::steady_clock::now() + tools_.nbdReadyTimeout, tools_.nbdPollInterval);
+	switch (check.state) {
+	case NbdState::Ready:
+		return check.device;
+	case NbdState::NotNetlink:
+		return fail(
+			Errc::Unsupported,
+			"rbd-nbd mapped " + spec.image.display() + " on " + check.device +
+				" through the ioctl interface (no netlink nbd, or a kernel "
+				"older than 5.14 without /sys/block/nbdN/backend): it could not "
+				"survive a restart of rbd-nbd, so it was unmapped again" +
+				rollBack(spec, check.device));
+	case NbdState::Absent:
+		break;
+	}
+	return fail(Errc::Timeout, unitName(UnitTemplate, spec.name) +
+					   " started, but no /dev/nbd* carries cookie " + cookie +
+					   " within " +
+					   std::to_string(tools_.nbdReadyTimeout.count()) + " ms");
+}
+
+std::string NbdMapper::rollBack(const VolumeSpec &spec, const std::string &device)
+{
+	std::string problems;
+	if (auto unmapped = unmapDevice(device); !unmapped)
+		problems += "; " + unmapped.error().message;
+	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+		problems += "; " + stopped.error().message;
+	return problems;
+}
+
+/*
+ * The device is ours when an rbd-nbd serves our image on it, or when it
+ * carries our cookie (after a re-attach the kernel's pid attribute still
+ * names the dead server, so the command line cannot be found from it).
+ */
+Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &device)
+{
+	const std::string name = nbdDeviceName(device);
+	if (name.empty())
+		return fail(Errc::InvalidArgument, "'" + device + "' is no nbd device");
+	if (!isValidVolumeName(spec.name))
+		return fail(Errc::InvalidArgument, volumeNameProblem(spec.name));
+	const std::string cookie = nbdCookie(spec);
+	const std::optional<std::string> backend = nbdBackend(roots_, name);
+	const auto served = devicesServing(roots_, spec.image);
+	const bool ours = backend == cookie ||
+			  std::find(served.begin(), served.end(), device) != served.end();
+	if (!ours && !nbdConnected(roots_, name) && !backend) {
+		/*
+		 * Gone already. A unit still trying to map is stopped, unless our
+		 * cookie sits on another device (then the unit serves that one).
+		 */
+		if (!nbdDeviceWithCookie(roots_, cookie))
+			(void)units_.stop(UnitTemplate, spec.name);
+		return Change::Unchanged;
+	}
+	if (!ours)
+		return fail(Errc::Conflict, device + " is not rbd-volume's mapping of " +
+						    spec.image.display() +
+						    ": refusing to unmap it");
+	if (deviceInUse(device))
+		return fail(Errc::Busy, device + " is in use (mounted or held): not unmapping it",
+			    EBUSY);
+	if (auto unmapped = unmapDevice(device); !unmapped)
+		return tl::make_unexpected(unmapped.error());
+	/* rbd-nbd has exited 0 (no restart); this settles the unit. */
+	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+		return tl::make_unexpected(stopped.error());
+	return Change::Changed;
+}
+
+} /* namespace rbdvolume */

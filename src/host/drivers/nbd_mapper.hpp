@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Mapper port for rbd-nbd: each volume's rbd-nbd runs in its own
+ * rbd-nbd@NAME.service, so restarting rbd-volumed never touches its I/O.
+ */
+#pragma once
+
+#include "engine/ports.hpp"
+#include "host/command_runner.hpp"
+#include "host/drivers/driver_tools.hpp"
+#include "host/mapping_discovery.hpp"
+#include "host/unit_control.hpp"
+
+namespace rbdvolume {
+
+/* The exact command line, exposed so unit tests can pin it. */
+Command nbdUnmapCommand(const DriverTools &tools, const std::string &device);
+
+class NbdMapper : public Mapper
+{
+public:
+	/* `units` starts and stops rbd-nbd@NAME.service; `runner` runs rbd-nbd unmap. */
+	NbdMapper(CommandRunner &runner, UnitControl &units, DriverTools tools, SystemRoots roots)
+		: runner_(runner), units_(units), tools_(std::move(tools)), roots_(std::move(roots))
+	{
+	}
+
+	/* The rbd-nbd mappings only; a host-wide list joins every driver's. */
+	Result<std::vector<MappedImage>> list() override;
+	/*
+	 * The image's existing device, or: write the volume's config, start its
+	 * unit, and wait for the device carrying its cookie. A device that came
+	 * up through the ioctl interface cannot survive rbd-nbd and is unmapped
+	 * again: Unsupported.
+	 */
+	Result<std::string> map(const VolumeSpec &spec) override;
+	/* `rbd-nbd unmap` (a stop alone only detaches), then the unit is stopped. */
+	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+
+	static constexpr const char *UnitTemplate = "rbd-nbd";
+
+private:
+	Result<void> servedBefore(const VolumeSpec &spec);
+	Result<void> writeConfig(const VolumeSpec &spec);
+	Result<std::string> awaitDevice(const VolumeSpec &spec);
+	/* Tears down a device that came up wrong; errors are only worth a mention. */
+	std::string rollBack(const VolumeSpec &spec, const std::string &device);
+	Result<void> unmapDevice(const std::string &device);
+
+	CommandRunner &runner_;
+	UnitControl &units_;
+	DriverTools tools_;
+	SystemRoots roots_;
+};
+
+} /* namespace rbdvolume */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/drivers/tool_failure.hpp"
+
+#include <cerrno>
+
+namespace rbdvolume {
+
+/*
+ * rbd and rbd-nbd end a failure with "rbd: map failed: (6) No such device
+ * or address". rbd's exit status is that errno too, but rbd-nbd's is not,
+ * and a 1 may be EPERM or a usage error: the text is what both share.
+ */
+int cephToolErrno(const std::string &message)
+{
+	for (size_t open = message.rfind('('); open != std::string::npos;
+	     open = open == 0 ? std::string::npos : message.rfind('(', open - 1)) {
+		const size_t close = message.find(')', open);
+		if (close == std::string::npos)
+			continue;
+		const std::string digits = message.substr(open + 1, close - open - 1);
+		if (!digits.empty() && digits.size() <= 4 &&
+		    digits.find_first_not_of("0123456789") == std::string::npos)
+			return std::stoi(digits);
+	}
+	return 0;
+}
+
+Errc errcForErrno(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return Errc::NotFound;
+	case EBUSY:
+		return Errc::Busy;
+	case EEXIST:
+		return Errc::Conflict;
+	case EPERM:
+	case EACCES:
+		return Errc::PermissionDenied;
+	case EINVAL:
+		return Errc::InvalidArgument;
+	/* krbd: an image feature the kernel lacks; no rbd or nbd support at all. */
+	case ENXIO:
+	case ENODEV:
+	case EOPNOTSUPP:
+		return Errc::Unsupported;
+	default:
+		/* ETIMEDOUT too: the tool's own timeout is a definite failure, not an uncertain kill. */
+		return Errc::Io;
+	}
+}
+
+tl::unexpected<Error> toolFailure(const std::string &what, const CommandOutput &output)
+{
+	const std::string described = output.describe();
+	const int err = output.termSignal == 0 ? cephToolErrno(described) : 0;
+	return fail(err != 0 ? errcForErrno(err) : Errc::Io, what + ": " + described, err);
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* MapperSet joins the drivers' lists, maps with the chosen driver, unmaps with the owner. */
+#include "host/drivers/mapper_set.hpp"
+
+#include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
+
+namespace rbdvolume::testing {
+namespace {
+
+/* A driver that keeps its mappings in a list and logs what it was asked. */
+class ListMapper : public Mapper
+{
+public:
+	ListMapper(Driver driver, std::string prefix) : driver_(driver), prefix_(std::move(prefix))
+	{
+	}
+
+	Result<std::vector<MappedImage>> list() override { return mapped; }
+	Result<std::string> map(const VolumeSpec &spec) override
+	{
+		MappedImage image{ spec.image.pool,
+				   "",
+				   spec.image.name,
+				   "",
+				   prefix_ + std::to_string(mapped.size()),
+				   driver_,
+				   false };
+		mapped.push_back(image);
+		log.push_back("map " + image.device);
+		return image.device;
+	}
+	Result<Change> unmap(const VolumeSpec & /*spec*/, const std::string &device) override
+	{
+		log.push_back("unmap " + device);
+		std::erase_if(mapped, [&](const MappedImage &m) { return m.device == device; });
+		return Change::Changed;
+	}
+
+	std::vector<MappedImage> mapped;
+	std::vector<std::string> log;
+
+private:
+	Driver driver_;
+	std::string prefix_;
+};
+
+VolumeSpec volume(Driver driver)
+{
+	VolumeSpec spec;
+	spec.name = "vol";
+	spec.image.pool = "rbd";
+	spec.image.name = "img";
+	spec.map.driver = driver;
+	return spec;
+}
+
+TEST(MapperSet, MapsWithTheChosenDriverAndUnmapsWithTheOwner)
+{
+	const TempDir root; /* no /sys/bus/rbd, no nbd module: auto means fuse */
+	ListMapper krbd(Driver::Krbd, "/dev/rbd");
+	ListMapper nbd(Driver::Nbd, "/dev/nbd");
+	ListMapper fuse(Driver::Fuse, "/dev/loop");
+	MapperSet set(krbd, nbd, fuse, SystemRoots{ root.path() + "/sys", root.path() + "/proc" });
+
+	EXPECT_EQ(*set.map(volume(Driver::Auto)), "/dev/loop0");
+	EXPECT_EQ(*set.map(volume(Driver::Nbd)), "/dev/nbd0");
+	EXPECT_EQ(*set.map(volume(Driver::Krbd)), "/dev/rbd0");
+	EXPECT_EQ(set.list()->size(), 3U);
+
+	EXPECT_EQ(*set.unmap(volume(Driver::Auto), "/dev/nbd0"), Change::Changed);
+	EXPECT_EQ(nbd.log, (std::vector<std::string>{ "map /dev/nbd0", "unmap /dev/nbd0" }));
+	EXPECT_TRUE(fuse.log.size() == 1 && krbd.log.size() == 1) << "only the owner unmaps";
+	EXPECT_EQ(*set.unmap(volume(Driver::Auto), "/dev/nbd0"), Change::Unchanged);
+}
+
+} /* namespace */
+} /* namespace rbdvolume::testing */
