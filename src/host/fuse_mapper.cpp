@@ -37,7 +37,8 @@ Result<void> notMounted(const std::string &device)
  */
 void followImageSize(const LoopInfo &loop)
 {
-	struct stat file {};
+	struct stat file {
+	};
 	if (stat(loop.backingFile.c_str(), &file) != 0)
 		return; /* rbd-fuse is gone: nothing to follow */
 	const std::string name = loop.device.substr(loop.device.rfind('/') + 1);
