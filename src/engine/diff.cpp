@@ -277,6 +277,11 @@ VolumeDiff Differ::up()
 	if (!stagingOk || !mappingUsable() || !filesystemUsable())
 		return result_;
 	const bool staged = observed_.staging && !stagingStale_;
+	/* The spec's size grew under a mapped image: the image grows, then its filesystem. */
+	const auto &create = spec_.image.create;
+	if (create && !device_.empty() && observed_.deviceBytes != 0 &&
+	    observed_.deviceBytes < create->sizeBytes)
+		gap(GapKind::ImageSmall, device_);
 	const bool outgrown =
 		device_.empty() || (observed_.deviceBytes != 0 &&
 				    outgrew(observed_.deviceBytes, observed_.owned.sizedBytes));

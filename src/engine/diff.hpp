@@ -16,6 +16,7 @@ enum class GapKind : uint8_t {
 	StagingStale, /* our staging mount of a device that is no longer the mapping */
 	MappingStale, /* our mapping while the volume is down */
 	/* setup: things that must come */
+	ImageSmall, /* mapped, but the spec asks for a larger image: grow the image */
 	NotMapped,
 	Blank, /* a blank device the spec lets us format */
 	NotStaged,

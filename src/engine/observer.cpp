@@ -187,9 +187,16 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 		return tl::make_unexpected(owned.error());
 
 	ObservedVolume observed = observeFrom(snapshot, spec, *owned);
-	if (!observed.mapping || spec.mode != VolumeMode::Filesystem ||
-	    desired.intent != Intent::Up)
+	if (!observed.mapping || desired.intent != Intent::Up)
 		return observed;
+	if (spec.mode != VolumeMode::Filesystem) {
+		/* A block volume's image grows with the spec: its size is worth one ioctl. */
+		if (spec.image.create) {
+			if (auto size = host.probe.deviceSize(observed.mapping->device))
+				observed.deviceBytes = *size;
+		}
+		return observed;
+	}
 	const std::string &device = observed.mapping->device;
 	const std::string wanted = fsTypeName(spec.filesystem->type);
 	const bool staged = observed.staging && observed.staging->ours &&

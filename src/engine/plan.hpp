@@ -22,6 +22,7 @@ struct UnmapStep {
 	bool operator==(const UnmapStep &) const = default;
 };
 struct EnsureImageStep {
+	bool grow = false; /* the image is mapped and smaller than the spec's size */
 	bool operator==(const EnsureImageStep &) const = default;
 };
 struct MapStep {

@@ -55,9 +55,12 @@ public:
 	{
 		return "unmap " + spec_.image.display() + " from " + s.device;
 	}
-	std::string operator()(const EnsureImageStep & /*unused*/) const
+	std::string operator()(const EnsureImageStep &s) const
 	{
 		const auto &create = spec_.image.create;
+		if (s.grow && create)
+			return "ensure-image " + spec_.image.display() + " (grow to " +
+			       humanSize(create->sizeBytes) + ")";
 		return "ensure-image " + spec_.image.display() +
 		       (create ? " (create " + humanSize(create->sizeBytes) + " if missing)"
 			       : " (must exist)");

@@ -109,6 +109,10 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 		return fail(Errc::Unsupported, "the fuse driver cannot map a snapshot (" +
 						       spec.image.display() +
 						       "): rbd-fuse shows image heads only");
+	if (spec.map.exclusive)
+		return fail(Errc::Unsupported,
+			    "the fuse driver cannot honour map.exclusive: rbd-fuse "
+			    "takes no exclusive lock; use the krbd or nbd driver");
 	auto mapped = list();
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());

@@ -208,5 +208,34 @@ TEST_F(FuseVolume, XfsGrowsOnlineAfterRbdResize)
 	expectNothingLeft(spec);
 }
 
+TEST_F(FuseVolume, AnUnreachableClusterFailsTheStageInTimeAndLeavesNothing)
+{
+	LibrbdCluster impatient{ CephTimeouts{ std::chrono::seconds(3), std::chrono::seconds(5) } };
+	Host host{ table_, mounter_, probe_, *fuse_, impatient, *formatter_, *records_ };
+	const VolumeSpec spec = volume("ext4");
+
+	ASSERT_EQ(cluster().stop(), "");
+	const auto start = Clock::now();
+	auto snapshot = takeSnapshot(host);
+	ASSERT_TRUE(snapshot);
+	auto failed = reconcilePass(host, *snapshot, DesiredVolume{ spec, Intent::Up });
+	const double took = secondsSince(start);
+	ASSERT_EQ(cluster().start(), "") << "the test cluster did not come back";
+	ASSERT_TRUE(failed);
+	const Error *error = failed->report.firstError();
+	ASSERT_NE(error, nullptr);
+	EXPECT_EQ(error->code, Errc::Timeout) << error->message;
+	EXPECT_NE(error->message.find("cannot reach the cluster"), std::string::npos)
+		<< error->message;
+	EXPECT_LT(took, 3 + 5 + 5) << "the stage outlived its timeouts";
+	expectNothingLeft(spec);
+
+	/* Back: the same volume comes up. */
+	host_ = std::make_unique<Host>(host);
+	ASSERT_GE(converge(spec, Intent::Up), 1);
+	ASSERT_GE(converge(spec, Intent::Down), 1);
+	expectNothingLeft(spec);
+}
+
 } /* namespace */
 } /* namespace rbdvolume::testing */

@@ -385,11 +385,21 @@ Result<Change> FakeWorld::ensureImage(const VolumeSpec &spec)
 	if (f && !f->effect)
 		return faultError(FakeOp::EnsureImage);
 	const std::string key = spec.image.display();
-	if (images_.count(key))
-		return f ? Result<Change>(faultError(FakeOp::EnsureImage)) : Change::Unchanged;
+	if (images_.count(key)) {
+		/* As librbd's resize would: grow to the spec's size, never shrink. */
+		FakeImage &image = images_.at(key);
+		Change change = Change::Unchanged;
+		if (spec.image.create && spec.image.create->sizeBytes > image.size) {
+			image.size = spec.image.create->sizeBytes;
+			log_.push_back("resize " + key);
+			change = Change::Changed;
+		}
+		return f ? Result<Change>(faultError(FakeOp::EnsureImage)) : change;
+	}
 	if (!spec.image.create)
 		return fail(Errc::NotFound, "image " + key + " does not exist");
 	images_[key] = FakeImage{};
+	images_[key].size = spec.image.create->sizeBytes;
 	log_.push_back("create " + key);
 	if (f)
 		return faultError(FakeOp::EnsureImage);

@@ -100,6 +100,18 @@ TEST_F(EngineOnLoop, Ext4GrowsOnlineOrSaysWhyAndGrowsOfflineAtTheNextStage)
 	ASSERT_GE(converge(volume, Intent::Down), 1);
 }
 
+TEST_F(EngineOnLoop, ALargerSpecGrowsTheImageThenTheFilesystem)
+{
+	VolumeSpec volume = simpleSpec("specgrow", "[filesystem]\ntype = \"xfs\"\n");
+	ASSERT_GE(converge(volume, Intent::Up), 1);
+	const uint64_t before = filesystemBytes(dir_ + "/a");
+	volume.image.create->sizeBytes = 1024 * MiB;
+	/* One pass grows the image, the next the filesystem. */
+	EXPECT_EQ(converge(volume, Intent::Up), 2);
+	EXPECT_GT(filesystemBytes(dir_ + "/a"), before + 400 * MiB);
+	ASSERT_GE(converge(volume, Intent::Down), 1);
+}
+
 TEST_F(EngineOnLoop, GrowNeverLeavesTheFilesystemAlone)
 {
 	const VolumeSpec volume =

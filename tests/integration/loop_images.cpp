@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "host/libmount_mount_table.hpp"
@@ -149,8 +151,17 @@ Result<Change> LoopImages::unmap(const VolumeSpec &spec, const std::string &devi
 
 Result<Change> LoopImages::ensureImage(const VolumeSpec &spec)
 {
-	if (access(imagePath(spec.image).c_str(), F_OK) == 0)
-		return Change::Unchanged;
+	struct stat st {
+	};
+	if (stat(imagePath(spec.image).c_str(), &st) == 0) {
+		/* As librbd's resize would: grow to the spec's size, never shrink. */
+		if (!spec.image.create ||
+		    spec.image.create->sizeBytes <= static_cast<uint64_t>(st.st_size))
+			return Change::Unchanged;
+		if (auto grown = resizeImage(spec.image, spec.image.create->sizeBytes); !grown)
+			return tl::make_unexpected(grown.error());
+		return Change::Changed;
+	}
 	if (!spec.image.create)
 		return fail(Errc::NotFound, "image " + spec.image.display() + " does not exist");
 	if (auto made = createImage(spec.image, spec.image.create->sizeBytes); !made)

@@ -111,6 +111,12 @@ std::vector<PlanScenario> makeScenarios()
 			       EXPECT_FALSE(rig->pass()->report.ok());
 			       return rig;
 		       } });
+	all.push_back({ "spec-size-grew", [] {
+			       /* The spec asks for 20 GiB of a published 10 GiB volume. */
+			       auto rig = settled(rigFor(dataVolume()));
+			       rig->spec.image.create->sizeBytes = uint64_t{ 20 } << 30;
+			       return rig;
+		       } });
 	all.push_back({ "image-grew", [] {
 			       /* `rbd resize` under a published volume: it grows online, in place. */
 			       auto rig = settled(rigFor(dataVolume()));

@@ -36,12 +36,13 @@ struct Knobs {
 	bool block = false;
 	FsType fsType = FsType::Ext4;
 	bool formatNever = false;
+	uint64_t createBytes = GiB; /* the spec's [image.create] size */
 };
 
 VolumeSpec specFor(const Knobs &knobs)
 {
 	SpecBuilder builder("vol");
-	builder.create(GiB).readOnly(knobs.readOnly).block(knobs.block).fsType(knobs.fsType);
+	builder.create(knobs.createBytes).readOnly(knobs.readOnly).block(knobs.block).fsType(knobs.fsType);
 	builder.format(knobs.formatNever ? FormatPolicy::Never : FormatPolicy::IfBlank);
 	for (const auto &[path, readOnly] : knobs.targets)
 		builder.target(path, knobs.readOnly || readOnly);
@@ -237,7 +238,10 @@ void Walk::apply()
 		}
 		break;
 	case 11:
-		if (world.hasImage(image)) {
+		if (coin()) {
+			knobs_.createBytes += GiB / 2;
+			note("spec size " + std::to_string(knobs_.createBytes));
+		} else if (world.hasImage(image)) {
 			const uint64_t bigger = world.image(image).size + GiB / 2;
 			world.resizeImage(image, bigger);
 			note("rbd resize to " + std::to_string(bigger));
@@ -419,6 +423,7 @@ void Walk::expectUp(const std::vector<ConflictKey> &reported)
 		EXPECT_EQ(signature, wanted);
 		/* A writable filesystem fills its device, however often the image grew. */
 		const FakeImage &image = rig_.world.image(spec.image);
+		EXPECT_GE(image.size, knobs_.createBytes) << "the image did not grow to the spec";
 		if (!spec.readOnly()) {
 			EXPECT_EQ(image.fsSize, image.size) << "the filesystem did not grow";
 		}
