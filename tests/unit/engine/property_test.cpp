@@ -42,7 +42,10 @@ struct Knobs {
 VolumeSpec specFor(const Knobs &knobs)
 {
 	SpecBuilder builder("vol");
-	builder.create(knobs.createBytes).readOnly(knobs.readOnly).block(knobs.block).fsType(knobs.fsType);
+	builder.create(knobs.createBytes)
+		.readOnly(knobs.readOnly)
+		.block(knobs.block)
+		.fsType(knobs.fsType);
 	builder.format(knobs.formatNever ? FormatPolicy::Never : FormatPolicy::IfBlank);
 	for (const auto &[path, readOnly] : knobs.targets)
 		builder.target(path, knobs.readOnly || readOnly);
