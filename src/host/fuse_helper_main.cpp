@@ -31,6 +31,7 @@ int usage()
 std::vector<char *> cStrings(std::vector<std::string> &strings)
 {
 	std::vector<char *> out;
+	out.reserve(strings.size() + 1);
 	for (std::string &s : strings)
 		out.push_back(s.data());
 	out.push_back(nullptr);
@@ -39,9 +40,11 @@ std::vector<char *> cStrings(std::vector<std::string> &strings)
 
 } /* namespace */
 
-int main(int argc, char *argv[])
+namespace rbdvolume {
+namespace {
+
+int runHelper(int argc, char *argv[])
 {
-	using namespace rbdvolume;
 	std::string runtimeDir = "/run/rbd-volume/fuse";
 	std::string rbdFuse = "/usr/bin/rbd-fuse";
 	std::string name;
@@ -99,4 +102,12 @@ int main(int argc, char *argv[])
 	std::fprintf(stderr, "rbd-volume-fuse-helper: cannot run %s: %s\n", rbdFuse.c_str(),
 		     errnoText(errno).c_str());
 	return 1;
+}
+
+} /* namespace */
+} /* namespace rbdvolume */
+
+int main(int argc, char *argv[])
+{
+	return rbdvolume::runHelper(argc, argv);
 }

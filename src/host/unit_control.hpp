@@ -29,7 +29,7 @@ public:
 class SystemctlUnits : public UnitControl
 {
 public:
-	SystemctlUnits(CommandRunner &runner, std::string systemctl = "/usr/bin/systemctl")
+	explicit SystemctlUnits(CommandRunner &runner, std::string systemctl = "/usr/bin/systemctl")
 		: runner_(runner), systemctl_(std::move(systemctl))
 	{
 	}

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <sstream>
+#include <string_view>
 
 namespace rbdvolume {
 
@@ -22,9 +23,10 @@ uint64_t fnv1a(const std::string &text)
 
 std::string hex(uint64_t value)
 {
+	constexpr std::string_view Hex = "0123456789abcdef";
 	std::array<char, 16> digits{};
 	for (size_t i = digits.size(); i-- > 0; value >>= 4)
-		digits.at(i) = "0123456789abcdef"[value & 0xfU];
+		digits.at(i) = Hex.at(value & 0xfU);
 	return { digits.begin(), digits.end() };
 }
 

@@ -36,7 +36,8 @@ std::string joined(const std::vector<std::string> &argv)
  */
 int waitReady(const NbdVolumeConfig &config, const SystemRoots &roots)
 {
-	const char *env = std::getenv("MAINPID");
+	/* Read once, before any thread exists. */
+	const char *env = std::getenv("MAINPID"); /* NOLINT(concurrency-mt-unsafe) */
 	const std::string mainPid = env != nullptr ? env : "";
 	const NbdCheck check = waitForNbd(
 		[&] { return checkNbd(roots, config.cookie, nbdDevicesOfPid(roots, mainPid)); },
@@ -57,6 +58,7 @@ int execRbdNbd(const NbdVolumeConfig &config, const SystemRoots &roots)
 	std::vector<std::string> argv = helperExecArgv(config, roots);
 	say("exec " + joined(argv));
 	std::vector<char *> cArgv;
+	cArgv.reserve(argv.size() + 1);
 	for (std::string &arg : argv)
 		cArgv.push_back(arg.data());
 	cArgv.push_back(nullptr);
