@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 [ -d build ] || meson setup build >/dev/null
-meson compile -C build
+meson compile -C build rbd-volumectl
 
 echo
 echo "\$ rbd-volumectl check conf/example.toml tests/data/specs/valid"
