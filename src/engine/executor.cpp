@@ -213,28 +213,33 @@ Result<Change> Run::operator()(const FormatStep &s)
 	return saved(Change::Changed);
 }
 
-/* Grows only when the device outgrew what the filesystem was made or last grown for. */
+/*
+ * Grows only when the device outgrew what the filesystem was made or last
+ * grown for. The size is one ioctl; the probe that guards an offline grow
+ * runs only when a tool might run.
+ */
 Result<Change> Run::operator()(const GrowStep &s)
 {
 	const std::string &dev = device(s.device);
+	auto size = host_.probe.deviceSize(dev);
+	if (!size)
+		return tl::make_unexpected(size.error());
+	if (record_.sizedBytes != 0 && !outgrew(*size, record_.sizedBytes))
+		return Change::Unchanged;
 	/* Offline, nothing vouches for the device yet: grow only the spec's filesystem. */
 	const std::string wanted = fsTypeName(spec_.filesystem->type);
-	const uint64_t recorded = record_.sizedBytes;
 	if (!s.online) {
 		const ProbeResult probe = probeOnce(dev);
 		if (!probe.shows(wanted))
 			return fail(Errc::Conflict,
 				    dev + " does not carry '" + wanted + "'; refusing to grow it");
 		/* The superblock tells what an unknown record does not. */
-		if (record_.sizedBytes == 0)
+		if (record_.sizedBytes == 0 && probe.filesystemBytes != 0) {
 			record_.sizedBytes = probe.filesystemBytes;
+			if (!outgrew(*size, record_.sizedBytes))
+				return saved(Change::Unchanged);
+		}
 	}
-	auto size = host_.probe.deviceSize(dev);
-	if (!size)
-		return tl::make_unexpected(size.error());
-	if (!outgrew(*size, record_.sizedBytes))
-		return record_.sizedBytes == recorded ? Change::Unchanged
-						      : saved(Change::Unchanged);
 	auto grown = host_.formatter.grow(dev, s.online ? spec_.staging.path : std::string(),
 					  *spec_.filesystem);
 	if (!grown)
