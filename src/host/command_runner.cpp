@@ -12,6 +12,7 @@
 
 #include <sys/wait.h>
 
+#include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 
@@ -32,16 +33,6 @@ Result<Pipe> makePipe()
 	if (pipe2(fds.data(), O_CLOEXEC) < 0)
 		return fail(Errc::Io, std::string("pipe2: ") + errnoText(errno), errno);
 	return Pipe{ UniqueFd(fds[0]), UniqueFd(fds[1]) };
-}
-
-std::vector<char *> cStrings(std::vector<std::string> &strings)
-{
-	std::vector<char *> out;
-	out.reserve(strings.size() + 1);
-	for (std::string &s : strings)
-		out.push_back(s.data());
-	out.push_back(nullptr);
-	return out;
 }
 
 /* Spawn attributes: own process group, default signal dispositions, empty mask. */

@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
 #include "common/volume_name.hpp"
 #include "host/fs_util.hpp"
@@ -26,16 +27,6 @@ int usage()
 	std::fprintf(stderr,
 		     "Usage: rbd-volume-fuse-helper [--runtime-dir DIR] [--rbd-fuse PATH] NAME\n");
 	return 2;
-}
-
-std::vector<char *> cStrings(std::vector<std::string> &strings)
-{
-	std::vector<char *> out;
-	out.reserve(strings.size() + 1);
-	for (std::string &s : strings)
-		out.push_back(s.data());
-	out.push_back(nullptr);
-	return out;
 }
 
 } /* namespace */

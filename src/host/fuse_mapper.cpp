@@ -18,19 +18,6 @@ namespace rbdvolume {
 
 namespace {
 
-/* Refuses to detach a loop device that is mounted: LOOP_CLR_FD would only defer it. */
-Result<void> notMounted(const std::string &device)
-{
-	auto mounts = LibmountMountTable().read();
-	if (!mounts)
-		return tl::make_unexpected(mounts.error());
-	for (const MountEntry &m : *mounts) {
-		if (m.source == device)
-			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
-	}
-	return {};
-}
-
 /*
  * krbd and nbd devices follow an image that grew by themselves; a loop
  * device over rbd-fuse's file does not until it is told (losetup -c).
@@ -137,24 +124,14 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 
 Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &device)
 {
-	auto loops = listLoops();
-	if (!loops)
-		return tl::make_unexpected(loops.error());
-	const auto loop = std::find_if(loops->begin(), loops->end(),
-				       [&](const LoopInfo &l) { return l.device == device; });
-	Change change = Change::Unchanged;
-	if (loop != loops->end()) {
-		if (auto free = notMounted(device); !free)
-			return tl::make_unexpected(free.error());
-		if (auto detached = detachLoop(device); !detached)
-			return tl::make_unexpected(detached.error());
-		change = Change::Changed;
-	}
+	auto change = detachUnmountedLoop(device);
+	if (!change)
+		return change;
 	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
 		return tl::make_unexpected(stopped.error());
 	(void)unlink(paths_.config(spec.name).c_str());
 	(void)rmdir(paths_.mountPoint(spec.name).c_str());
-	return change;
+	return *change;
 }
 
 } /* namespace rbdvolume */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/loop_device.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 #include "host/fs_util.hpp"
+#include "host/libmount_mount_table.hpp"
 
 namespace rbdvolume {
 
@@ -72,6 +74,26 @@ Result<void> detachLoop(const std::string &device)
 		return fail(errno == EBUSY ? Errc::Busy : Errc::Io,
 			    "cannot detach " + device + ": " + errnoText(errno), errno);
 	return {};
+}
+
+Result<Change> detachUnmountedLoop(const std::string &device)
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	if (std::none_of(loops->begin(), loops->end(),
+			 [&](const LoopInfo &l) { return l.device == device; }))
+		return Change::Unchanged;
+	auto mounts = LibmountMountTable().read();
+	if (!mounts)
+		return tl::make_unexpected(mounts.error());
+	for (const MountEntry &m : *mounts) {
+		if (m.source == device)
+			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
+	}
+	if (auto detached = detachLoop(device); !detached)
+		return tl::make_unexpected(detached.error());
+	return Change::Changed;
 }
 
 Result<void> refreshLoopSize(const std::string &device)

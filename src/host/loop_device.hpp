@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "engine/ports.hpp"
 
 namespace rbdvolume {
 
@@ -20,6 +21,12 @@ Result<std::string> attachLoop(const std::string &file, bool readOnly);
 
 /* Detaches; Unchanged-like success when the device has no backing file any more. */
 Result<void> detachLoop(const std::string &device);
+
+/*
+ * Detaches `device` unless it is mounted (Busy: LOOP_CLR_FD on a mounted
+ * device would only defer the detach); Unchanged when it is not attached.
+ */
+Result<Change> detachUnmountedLoop(const std::string &device);
 
 /* Re-reads the backing file's size (losetup -c), after an image grew. */
 Result<void> refreshLoopSize(const std::string &device);

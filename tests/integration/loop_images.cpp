@@ -129,24 +129,7 @@ Result<std::string> LoopImages::map(const VolumeSpec &spec)
 Result<Change> LoopImages::unmap(const VolumeSpec &spec, const std::string &device)
 {
 	(void)spec;
-	auto loops = listLoops();
-	if (!loops)
-		return tl::make_unexpected(loops.error());
-	const bool attached = std::any_of(loops->begin(), loops->end(),
-					  [&](const LoopInfo &l) { return l.device == device; });
-	if (!attached)
-		return Change::Unchanged;
-	/* LOOP_CLR_FD on a mounted device only defers the detach: refuse instead. */
-	auto mounts = LibmountMountTable().read();
-	if (!mounts)
-		return tl::make_unexpected(mounts.error());
-	for (const MountEntry &m : *mounts) {
-		if (m.source == device)
-			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
-	}
-	if (auto detached = detachLoop(device); !detached)
-		return tl::make_unexpected(detached.error());
-	return Change::Changed;
+	return detachUnmountedLoop(device);
 }
 
 Result<Change> LoopImages::ensureImage(const VolumeSpec &spec)

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
 #include "host/drivers/nbd_devices.hpp"
 #include "host/drivers/nbd_helper.hpp"
@@ -57,11 +58,7 @@ int execRbdNbd(const NbdVolumeConfig &config, const SystemRoots &roots)
 {
 	std::vector<std::string> argv = helperExecArgv(config, roots);
 	say("exec " + joined(argv));
-	std::vector<char *> cArgv;
-	cArgv.reserve(argv.size() + 1);
-	for (std::string &arg : argv)
-		cArgv.push_back(arg.data());
-	cArgv.push_back(nullptr);
+	const std::vector<char *> cArgv = cStrings(argv);
 	execv(cArgv.front(), cArgv.data());
 	say("cannot run " + argv.front() + ": " + errnoText(errno));
 	return EXIT_FAILURE;
