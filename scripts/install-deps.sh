@@ -11,8 +11,11 @@ packages=(
 	libgtest-dev libgmock-dev
 	# the integration suite: filesystems and the signatures it must never format
 	util-linux e2fsprogs xfsprogs btrfs-progs cryptsetup-bin fdisk lvm2
-	# unit files are checked with systemd-analyze verify
-	systemd
+	# unit files are checked with systemd-analyze verify, the bus policy with
+	# xmllint and a private dbus-daemon
+	systemd dbus libxml2-utils
+	# the system suite and the demo: systemd booted in systemd-nspawn
+	systemd-container
 	# Ceph: the librbd adapter, and a throw-away test cluster with rbd-fuse
 	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
 	clang clang-format clang-tidy libclang-rt-14-dev

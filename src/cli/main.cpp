@@ -22,12 +22,18 @@ struct Verb {
 	VerbFunction run;
 };
 
-/* Later verbs (list, status, plan, up, down) are one line each here. */
-constexpr std::array<Verb, 2> Verbs = { {
+constexpr std::array<Verb, 8> Verbs = { {
 	{ "check", "FILE|DIR...", "Validate volume specs offline (DIR: its *.toml files)",
 	  verbCheck },
 	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
 	  verbPlan },
+	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase", verbList },
+	{ "status", "[NAME]", "Show every property of one volume or of all", verbStatus },
+	{ "up", "NAME", "Bring a volume up and wait until it is (or failed)", verbUp },
+	{ "down", "NAME", "Take a volume down and wait until it is (or failed)", verbDown },
+	{ "reconcile", "[NAME]", "Run a pass now for one volume or all, and wait for it",
+	  verbReconcile },
+	{ "reload", "", "Make rbd-volumed re-read its spec directories", verbReload },
 } };
 
 void printUsage(std::FILE *out)
@@ -39,11 +45,27 @@ void printUsage(std::FILE *out)
 		std::fprintf(out, "  %-24s %.*s\n", left.c_str(),
 			     static_cast<int>(verb.summary.size()), verb.summary.data());
 	}
-	std::fprintf(out, "\nExit status:\n"
-			  "  0  success (check: every spec is valid; plan: the plan is printed)\n"
-			  "  1  failure (check: a spec is invalid or unreadable;\n"
-			  "     plan: no such spec, an invalid one, or the host cannot be read)\n"
-			  "  2  usage error (no verb, unknown verb or option)\n");
+	std::fprintf(
+		out,
+		"\nOptions of the bus verbs:\n"
+		"  --json             list, status: print JSON (docs/cli.md has the schema)\n"
+		"  --no-wait          up, down: return once rbd-volumed accepted the intent\n"
+		"  --timeout SECONDS  up, down, reconcile, reload: stop waiting after SECONDS\n"
+		"                     (0, the default: wait as long as it takes)\n"
+		"  --progress         up, down, reconcile: print each step on stderr\n"
+		"                     (the default when stderr is a terminal)\n"
+		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n");
+	std::fprintf(
+		out,
+		"\nExit status:\n"
+		"  0  success (check: every spec is valid; plan: the plan is printed;\n"
+		"     status: the volumes are shown, even failed, degraded or invalid ones)\n"
+		"  1  failure (an invalid or unreadable spec, a failed operation, a conflict,\n"
+		"     no reply within --timeout; plan: the host cannot be read)\n"
+		"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
+		"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
+		"  4  permission denied (changing a volume needs root)\n"
+		"  5  no such volume (the daemon knows none of that name)\n");
 }
 
 bool isHelp(std::string_view arg)

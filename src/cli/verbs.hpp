@@ -7,10 +7,13 @@
 
 namespace rbdvolume::cli {
 
-/* Exit codes shared by every verb (documented in --help and docs/volume-spec.md). */
+/* Exit codes shared by every verb (documented in --help and docs/cli.md). */
 constexpr int ExitOk = 0;
-constexpr int ExitFailure = 1; /* the verb ran and found a problem (an invalid spec, ...) */
-constexpr int ExitUsage = 2;   /* bad command line */
+constexpr int ExitFailure = 1;	/* the verb ran and found a problem (an invalid spec, ...) */
+constexpr int ExitUsage = 2;	/* bad command line */
+constexpr int ExitNoDaemon = 3; /* rbd-volumed cannot be reached: not running, no system bus */
+constexpr int ExitDenied = 4;	/* the daemon refused: changing a volume needs root */
+constexpr int ExitNoVolume = 5; /* the daemon knows no volume of that name */
 
 /* A verb gets its arguments after the verb name; it prints its own output. */
 using VerbFunction = int (*)(std::span<const std::string_view> args);
@@ -20,5 +23,21 @@ int verbCheck(std::span<const std::string_view> args);
 
 /* `plan NAME | --spec FILE [--intent up|down]`: the dry run against this host. */
 int verbPlan(std::span<const std::string_view> args);
+
+/* `list [--json]`: every volume the daemon knows, with its intent and phase. */
+int verbList(std::span<const std::string_view> args);
+
+/* `status [NAME] [--json]`: every property of one volume or of all of them. */
+int verbStatus(std::span<const std::string_view> args);
+
+/* `up NAME`, `down NAME` [--no-wait] [--timeout S] [--progress] [--verbose]: set the intent. */
+int verbUp(std::span<const std::string_view> args);
+int verbDown(std::span<const std::string_view> args);
+
+/* `reconcile [NAME]` [--timeout S] [--progress] [--verbose]: one pass now, waiting for it. */
+int verbReconcile(std::span<const std::string_view> args);
+
+/* `reload` [--timeout S] [--verbose]: the daemon re-reads its spec directories. */
+int verbReload(std::span<const std::string_view> args);
 
 } /* namespace rbdvolume::cli */

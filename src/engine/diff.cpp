@@ -171,6 +171,13 @@ bool Differ::mappingUsable()
 				 ", not by rbd-volume");
 		return false;
 	}
+	if (!observed_.mapping->fault.empty()) {
+		/* Remapping under mounted filesystems would hide lost writes: a human decides. */
+		conflict(ConflictKind::MapperLost, device_,
+			 observed_.mapping->fault +
+				 "; take the volume down and up to stage it again");
+		return false;
+	}
 	if (observed_.mapping->readOnly != spec_.readOnly()) {
 		conflict(ConflictKind::ReadOnlyMismatch, device_,
 			 std::string("mapped ") +
@@ -298,10 +305,10 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 9> ConflictNames = {
-	"foreign-mount",    "foreign-mapping",	  "foreign-signature",
-	"ambivalent-probe", "probe-failed",	  "lost-filesystem",
-	"blank-no-format",  "read-only-mismatch", "mode-mismatch",
+constexpr std::array<const char *, 10> ConflictNames = {
+	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
+	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
+	"mode-mismatch", "mapper-lost",
 };
 
 } /* namespace */

@@ -44,6 +44,8 @@ enum class ConflictKind : uint8_t {
 	ReadOnlyMismatch, /* mapped or staged read-write/read-only against the spec */
 	ModeMismatch,	  /* staged or published in block mode against a filesystem spec, the
 			      reverse, or as another filesystem type */
+	MapperLost,	  /* the mapping's server died and cannot be reattached (fuse): the
+			      device fails all I/O until the volume is staged again */
 };
 
 const char *conflictKindName(ConflictKind kind);

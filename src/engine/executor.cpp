@@ -338,6 +338,8 @@ ExecutionReport Executor::execute(const Plan &plan, const VolumeSpec &spec, Owne
 	Run run(host_, spec, std::move(record), plan);
 	for (const Step &step : plan.steps) {
 		StepOutcome outcome{ step, Change::Unchanged, std::nullopt, false };
+		if (onStep_)
+			onStep_(step);
 		Result<Change> result = std::visit(run, step);
 		if (result) {
 			outcome.change = *result;

@@ -2,6 +2,7 @@
 /* Executor: runs a plan's steps on a Host, one at a time, recording what we own. */
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -26,10 +27,16 @@ struct ExecutionReport {
 	const Error *firstError() const;
 };
 
+/* Told of each step just before it runs (the daemon shows it as the volume's activity). */
+using StepHook = std::function<void(const Step &)>;
+
 class Executor
 {
 public:
-	explicit Executor(Host &host) : host_(host) {}
+	explicit Executor(Host &host, StepHook onStep = {})
+		: host_(host), onStep_(std::move(onStep))
+	{
+	}
 
 	/*
 	 * `record` is the ownership the plan was made from (observed.owned); it is
@@ -40,6 +47,7 @@ public:
 
 private:
 	Host &host_;
+	StepHook onStep_;
 };
 
 } /* namespace rbdvolume */

@@ -42,6 +42,7 @@ struct MappedImage {
 	std::string device; /* "/dev/rbd0", "/dev/nbd3", "/dev/loop7" (fuse) */
 	Driver driver = Driver::Krbd;
 	bool readOnly = false;
+	std::string fault; /* "" healthy; else why the device can no longer do I/O */
 
 	bool operator==(const MappedImage &) const = default;
 };

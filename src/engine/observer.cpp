@@ -8,11 +8,12 @@ namespace rbdvolume {
 namespace {
 
 /* The image's mapping; when it is mapped more than once, the one our record names. */
-std::optional<MappedImage> findMapping(const std::vector<MappedImage> &mappings,
-				       const ImageSpec &image, const std::string &recorded)
+std::optional<MappedImage> findMapping(const HostSnapshot &snapshot, const ImageSpec &image,
+				       const std::string &recorded)
 {
 	const MappedImage *found = nullptr;
-	for (const MappedImage &mapped : mappings) {
+	for (const size_t index : snapshot.mappingsNamed(image.name)) {
+		const MappedImage &mapped = snapshot.mappings()[index];
 		if (!mapsImage(mapped, image))
 			continue;
 		if (!recorded.empty() && mapped.device == recorded)
@@ -47,10 +48,9 @@ PathMounts observePath(const HostSnapshot &snapshot, const std::string &path,
 {
 	PathMounts found;
 	/* The visible mount on a path is the last one stacked there. */
-	for (size_t i = snapshot.mounts.size(); i-- > 0;) {
-		const MountEntry &entry = snapshot.mounts[i];
-		if (entry.target != path)
-			continue;
+	const std::vector<size_t> &stack = snapshot.mountsOn(path);
+	for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+		const MountEntry &entry = snapshot.mounts()[*it];
 		ObservedMount mount;
 		mount.path = path;
 		mount.device = mountDevice(entry);
@@ -126,6 +126,29 @@ std::string mountDevice(const MountEntry &entry)
 	return {};
 }
 
+HostSnapshot::HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings)
+	: mounts_(std::move(mounts)), mappings_(std::move(mappings))
+{
+	for (size_t i = 0; i < mounts_.size(); i++)
+		byTarget_[mounts_[i].target].push_back(i);
+	for (size_t i = 0; i < mappings_.size(); i++)
+		byImage_[mappings_[i].image].push_back(i);
+}
+
+const std::vector<size_t> &HostSnapshot::mountsOn(const std::string &target) const
+{
+	static const std::vector<size_t> none;
+	const auto found = byTarget_.find(target);
+	return found == byTarget_.end() ? none : found->second;
+}
+
+const std::vector<size_t> &HostSnapshot::mappingsNamed(const std::string &image) const
+{
+	static const std::vector<size_t> none;
+	const auto found = byImage_.find(image);
+	return found == byImage_.end() ? none : found->second;
+}
+
 Result<HostSnapshot> takeSnapshot(Host &host)
 {
 	auto mounts = host.mountTable.read();
@@ -142,7 +165,7 @@ ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
 {
 	ObservedVolume observed;
 	observed.owned = owned;
-	observed.mapping = findMapping(snapshot.mappings, spec.image, owned.mappedDevice);
+	observed.mapping = findMapping(snapshot, spec.image, owned.mappedDevice);
 
 	/* The device our mounts sit on: as recorded, or what a timed-out map made after all. */
 	std::string recordedDevice = owned.mappedDevice;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
@@ -11,10 +12,28 @@
 
 namespace rbdvolume {
 
-/* The host-wide tables, read once per pass and shared by every volume. */
-struct HostSnapshot {
-	std::vector<MountEntry> mounts;
-	std::vector<MappedImage> mappings;
+/*
+ * The host-wide tables, read once per pass and shared by every volume, with
+ * indexes so that observing N volumes costs O(N), not O(N * table size).
+ */
+class HostSnapshot
+{
+public:
+	HostSnapshot() = default;
+	HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings);
+
+	const std::vector<MountEntry> &mounts() const { return mounts_; }
+	const std::vector<MappedImage> &mappings() const { return mappings_; }
+	/* Indexes into mounts() of the entries on `target`, bottom of the stack first. */
+	const std::vector<size_t> &mountsOn(const std::string &target) const;
+	/* Indexes into mappings() of the mappings of images called `image`, in any pool. */
+	const std::vector<size_t> &mappingsNamed(const std::string &image) const;
+
+private:
+	std::vector<MountEntry> mounts_;
+	std::vector<MappedImage> mappings_;
+	std::unordered_map<std::string, std::vector<size_t>> byTarget_;
+	std::unordered_map<std::string, std::vector<size_t>> byImage_;
 };
 
 Result<HostSnapshot> takeSnapshot(Host &host);

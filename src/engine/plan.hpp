@@ -67,6 +67,9 @@ struct Plan {
 
 Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, const VolumeDiff &diff);
 
+/* One step as a plan line shows it ("map rbd/a with fuse, read-write"). */
+std::string formatStep(const Step &step, const VolumeSpec &spec);
+
 /* The human-readable plan: golden-file tested, printed by `rbd-volumectl plan`. */
 std::string formatPlan(const Plan &plan, const VolumeSpec &spec);
 

@@ -124,6 +124,11 @@ const char *stepName(const Step &step)
 	return Names.at(step.index());
 }
 
+std::string formatStep(const Step &step, const VolumeSpec &spec)
+{
+	return std::visit(StepPrinter(spec), step);
+}
+
 std::string formatPlan(const Plan &plan, const VolumeSpec &spec)
 {
 	std::ostringstream out;

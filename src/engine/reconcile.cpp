@@ -16,7 +16,7 @@ Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot, const Des
 }
 
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
-				  const DesiredVolume &desired)
+				  const DesiredVolume &desired, const StepHook &onStep)
 {
 	auto pass = planPass(host, snapshot, desired);
 	if (!pass)
@@ -29,7 +29,7 @@ Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 	}
 	if (pass->plan.empty())
 		return pass;
-	Executor executor(host);
+	Executor executor(host, onStep);
 	pass->report = executor.execute(pass->plan, desired.spec, pass->observed.owned);
 	return pass;
 }

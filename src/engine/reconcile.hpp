@@ -21,6 +21,6 @@ Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot,
 
 /* Observe, save the tidied record when it changed, plan and execute. */
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
-				  const DesiredVolume &desired);
+				  const DesiredVolume &desired, const StepHook &onStep = {});
 
 } /* namespace rbdvolume */

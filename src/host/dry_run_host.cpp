@@ -14,7 +14,9 @@ tl::unexpected<Error> refused(const std::string &what)
 
 DryRunHost::DryRunHost(std::string ownershipDir, SystemRoots roots)
 	: records_(std::move(ownershipDir)),
-	  roots_(std::move(roots)), host_{ table_, *this, probe_, *this, *this, *this, *this }
+	  roots_(std::move(roots)), fuse_(*this, FuseDriverConfig{}), host_{ table_, *this, probe_,
+									     *this,  *this, *this,
+									     *this }
 {
 }
 
@@ -33,13 +35,27 @@ Result<Change> DryRunHost::unmount(const std::string &target)
 	return refused("unmount " + target);
 }
 
-/* Mapped images by the kernel drivers; rbd-fuse mappings join with the fuse driver. */
+/* Mapped images by every driver, as the daemon's MapperSet lists them. */
 Result<std::vector<MappedImage>> DryRunHost::list()
 {
 	std::vector<MappedImage> mapped = listKrbdMappings(roots_);
 	std::vector<MappedImage> nbd = listNbdMappings(roots_);
 	mapped.insert(mapped.end(), nbd.begin(), nbd.end());
+	auto fuse = fuse_.list();
+	if (!fuse)
+		return tl::make_unexpected(fuse.error());
+	mapped.insert(mapped.end(), fuse->begin(), fuse->end());
 	return mapped;
+}
+
+Result<void> DryRunHost::start(const std::string &templateName, const std::string &instance)
+{
+	return refused("start " + unitName(templateName, instance));
+}
+
+Result<void> DryRunHost::stop(const std::string &templateName, const std::string &instance)
+{
+	return refused("stop " + unitName(templateName, instance));
 }
 
 Result<std::string> DryRunHost::map(const VolumeSpec &spec)

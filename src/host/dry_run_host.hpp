@@ -10,6 +10,7 @@
 
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/fuse_mapper.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/ownership_files.hpp"
@@ -20,7 +21,8 @@ class DryRunHost : private Mounter,
 		   private Mapper,
 		   private Cluster,
 		   private Formatter,
-		   private OwnershipStore
+		   private OwnershipStore,
+		   private UnitControl
 {
 public:
 	DryRunHost(std::string ownershipDir, SystemRoots roots);
@@ -42,11 +44,14 @@ private:
 			    const FilesystemSpec &fs) override;
 	Result<Ownership> load(const std::string &volume) override;
 	Result<void> save(const std::string &volume, const Ownership &record) override;
+	Result<void> start(const std::string &templateName, const std::string &instance) override;
+	Result<void> stop(const std::string &templateName, const std::string &instance) override;
 
 	LibmountMountTable table_;
 	BlkidBlockProbe probe_;
 	OwnershipFiles records_;
 	SystemRoots roots_;
+	FuseMapper fuse_; /* lists the fuse driver's loops; its unit calls are refused */
 	Host host_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -39,25 +41,105 @@ void followImageSize(const LoopInfo &loop)
 
 } /* namespace */
 
+/* Every loop the fuse driver attached, by device, as its records say. */
+std::map<std::string, FuseMapper::LoopRecord> FuseMapper::loopRecords() const
+{
+	std::map<std::string, LoopRecord> records;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(config_.runtimeDir, ec)) {
+		const std::string file = entry.path().filename().string();
+		if (!file.ends_with(".loop"))
+			continue;
+		auto text = readFile(entry.path().string());
+		if (!text || !*text)
+			continue;
+		std::istringstream in(**text);
+		LoopRecord record;
+		record.volume = file.substr(0, file.size() - 5);
+		std::string device;
+		in >> device >> record.backing.device >> record.backing.inode;
+		if (in)
+			records.emplace(device, std::move(record));
+	}
+	return records;
+}
+
+/*
+ * The volume a loop serves: from its backing path, or, once that no longer
+ * shows it (a crashed rbd-fuse's dead mount was cleared, and the kernel names
+ * the file relative to the detached mount), from the record made at map time:
+ * the same file, or, when a dead FUSE connection hides the file's identity,
+ * a file of the volume's image name.
+ */
+std::string FuseMapper::volumeOf(const LoopInfo &loop, const Result<LoopBacking> &backing,
+				 const std::map<std::string, LoopRecord> &records) const
+{
+	if (paths::isSameOrBelow(loop.backingFile, config_.runtimeDir)) {
+		const std::string rest = loop.backingFile.substr(config_.runtimeDir.size() + 1);
+		return rest.substr(0, rest.find('/'));
+	}
+	const auto record = records.find(loop.device);
+	if (record == records.end())
+		return "";
+	const std::string &volume = record->second.volume;
+	if (backing)
+		return *backing == record->second.backing ? volume : "";
+	if (backing.error().sysErrno != ENOTCONN)
+		return "";
+	auto text = readFile(paths_.config(volume));
+	auto described = text && *text ? parseFuseVolume(**text, paths_.config(volume))
+				       : Result<FuseVolume>(fail(Errc::NotFound, ""));
+	const std::string file = loop.backingFile.substr(loop.backingFile.rfind('/') + 1);
+	return described && described->image == file ? volume : "";
+}
+
+/*
+ * A loop reaches the image only while the rbd-fuse that was serving it when
+ * it was attached still does: its file lives on that FUSE mount. Checked on
+ * the mount point, not the image file, which rbd-fuse briefly hides while it
+ * re-reads its image list.
+ */
+std::string FuseMapper::faultOf(const std::string &volume, const Result<LoopBacking> &backing) const
+{
+	const std::string died = "rbd-fuse of volume '" + volume + "' died";
+	if (!backing)
+		return died + ": the loop device's file is unreachable (" +
+		       backing.error().message +
+		       "); all I/O on it fails, even after rbd-fuse restarted";
+	const std::string mountPoint = paths_.mountPoint(volume);
+	struct stat st {
+	};
+	if (stat(mountPoint.c_str(), &st) != 0)
+		return "rbd-fuse of volume '" + volume + "' no longer serves its image (" +
+		       mountPoint + ": " + errnoText(errno) + "); all I/O on the device fails";
+	if (static_cast<uint64_t>(st.st_dev) != backing->device)
+		return died + "; the loop device still holds the dead process's file, so all "
+			      "I/O on it fails, even after rbd-fuse restarted";
+	return "";
+}
+
 Result<std::vector<MappedImage>> FuseMapper::list()
 {
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
+	const std::map<std::string, LoopRecord> records = loopRecords();
 	std::vector<MappedImage> mapped;
 	for (const LoopInfo &loop : *loops) {
-		if (!paths::isSameOrBelow(loop.backingFile, config_.runtimeDir))
+		const bool ours = paths::isSameOrBelow(loop.backingFile, config_.runtimeDir);
+		if (!ours && !records.contains(loop.device))
+			continue; /* another program's loop: not even its status is read */
+		const Result<LoopBacking> backing = loopBacking(loop.device);
+		const std::string volume = volumeOf(loop, backing, records);
+		if (volume.empty())
 			continue;
-		/* <runtime>/<volume>/<image>: the volume's config names the image fully. */
-		const std::string rest = loop.backingFile.substr(config_.runtimeDir.size() + 1);
-		const std::string volume = rest.substr(0, rest.find('/'));
+		/* The volume's config names the image fully. */
 		auto text = readFile(paths_.config(volume));
 		if (!text || !*text)
 			continue;
 		auto described = parseFuseVolume(**text, paths_.config(volume));
 		if (!described)
 			continue;
-		followImageSize(loop);
 		MappedImage image;
 		image.pool = described->pool;
 		image.radosNamespace = described->radosNamespace;
@@ -65,6 +147,9 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 		image.device = loop.device;
 		image.driver = Driver::Fuse;
 		image.readOnly = loop.readOnly;
+		image.fault = faultOf(volume, backing);
+		if (image.fault.empty())
+			followImageSize(loop);
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
@@ -119,7 +204,18 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 		(void)units_.stop(UnitTemplate, spec.name);
 		return tl::make_unexpected(shown.error());
 	}
-	return attachLoop(paths_.imageFile(spec.name, spec.image.name), spec.readOnly());
+	auto device = attachLoop(paths_.imageFile(spec.name, spec.image.name), spec.readOnly());
+	if (!device)
+		return device;
+	/* So the loop stays known as this volume's even if rbd-fuse's mount goes away. */
+	auto backing = loopBacking(*device);
+	if (!backing)
+		return tl::make_unexpected(backing.error());
+	const std::string record = *device + " " + std::to_string(backing->device) + " " +
+				   std::to_string(backing->inode) + "\n";
+	if (auto written = writeFileAtomic(paths_.loopRecord(spec.name), record, 0600); !written)
+		return tl::make_unexpected(written.error());
+	return device;
 }
 
 Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &device)
@@ -130,6 +226,7 @@ Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &devi
 	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
 		return tl::make_unexpected(stopped.error());
 	(void)unlink(paths_.config(spec.name).c_str());
+	(void)unlink(paths_.loopRecord(spec.name).c_str());
 	(void)rmdir(paths_.mountPoint(spec.name).c_str());
 	return *change;
 }

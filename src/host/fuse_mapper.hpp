@@ -10,9 +10,11 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 
 #include "engine/ports.hpp"
 #include "host/fuse_volume.hpp"
+#include "host/loop_device.hpp"
 #include "host/unit_control.hpp"
 
 namespace rbdvolume {
@@ -37,6 +39,14 @@ public:
 	static constexpr const char *UnitTemplate = "rbd-fuse";
 
 private:
+	struct LoopRecord {
+		std::string volume;
+		LoopBacking backing;
+	};
+	std::map<std::string, LoopRecord> loopRecords() const;
+	std::string volumeOf(const LoopInfo &loop, const Result<LoopBacking> &backing,
+			     const std::map<std::string, LoopRecord> &records) const;
+	std::string faultOf(const std::string &volume, const Result<LoopBacking> &backing) const;
 	Result<void> waitForImage(const VolumeSpec &spec);
 
 	UnitControl &units_;

@@ -39,6 +39,11 @@ struct FusePaths {
 	{
 		return runtimeDir + "/" + volume + ".conf";
 	}
+	/* Which loop device the fuse driver attached, and the file it holds ("DEVICE DEV INO"). */
+	std::string loopRecord(const std::string &volume) const
+	{
+		return runtimeDir + "/" + volume + ".loop";
+	}
 	std::string mountPoint(const std::string &volume) const
 	{
 		return runtimeDir + "/" + volume;

@@ -9,6 +9,7 @@
 
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
@@ -29,6 +30,17 @@ std::string trimmed(std::string text)
 	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
 		text.pop_back();
 	return text;
+}
+
+/*
+ * The kernel refuses an exclusive open while a filesystem holds the device,
+ * in any mount namespace, and until an unmount has finished. The probe's fd
+ * is closed at once: held, it would turn a detach into a deferred one.
+ */
+bool heldByAFilesystem(const std::string &device)
+{
+	const UniqueFd exclusive(open(device.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
+	return !exclusive.valid() && errno == EBUSY;
 }
 
 } /* namespace */
@@ -91,6 +103,11 @@ Result<Change> detachUnmountedLoop(const std::string &device)
 		if (m.source == device)
 			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
 	}
+	if (heldByAFilesystem(device))
+		return fail(Errc::Busy,
+			    device + " is still in use: a filesystem on it is being unmounted "
+				     "or is mounted in another mount namespace",
+			    EBUSY);
 	if (auto detached = detachLoop(device); !detached)
 		return tl::make_unexpected(detached.error());
 	return Change::Changed;
@@ -104,6 +121,17 @@ Result<void> refreshLoopSize(const std::string &device)
 	if (ioctl(loop.get(), LOOP_SET_CAPACITY, 0) < 0)
 		return errnoError("cannot refresh the size of " + device, errno);
 	return {};
+}
+
+Result<LoopBacking> loopBacking(const std::string &device)
+{
+	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
+	if (!loop.valid())
+		return errnoError("cannot open " + device, errno);
+	loop_info64 info{};
+	if (ioctl(loop.get(), LOOP_GET_STATUS64, &info) < 0)
+		return errnoError("cannot read the status of " + device, errno);
+	return LoopBacking{ info.lo_device, info.lo_inode };
 }
 
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)

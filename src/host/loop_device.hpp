@@ -2,6 +2,7 @@
 /* Loop devices over image files: the fuse driver's block device, and the test mapper's. */
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,13 +24,26 @@ Result<std::string> attachLoop(const std::string &file, bool readOnly);
 Result<void> detachLoop(const std::string &device);
 
 /*
- * Detaches `device` unless it is mounted (Busy: LOOP_CLR_FD on a mounted
- * device would only defer the detach); Unchanged when it is not attached.
+ * Detaches `device` unless it is in use (Busy): mounted here, or still held
+ * by a filesystem elsewhere (another mount namespace, or an unmount not yet
+ * finished writing back), which LOOP_CLR_FD would only defer. Unchanged when
+ * it is not attached.
  */
 Result<Change> detachUnmountedLoop(const std::string &device);
 
 /* Re-reads the backing file's size (losetup -c), after an image grew. */
 Result<void> refreshLoopSize(const std::string &device);
+
+/* The file a loop device holds open: its filesystem's device and its inode. */
+struct LoopBacking {
+	uint64_t device = 0; /* st_dev of the backing file, as stat() encodes it */
+	uint64_t inode = 0;
+
+	bool operator==(const LoopBacking &) const = default;
+};
+
+/* From LOOP_GET_STATUS64: what the loop holds, whatever its backing path now shows. */
+Result<LoopBacking> loopBacking(const std::string &device);
 
 /* Every attached loop device, from the backing_file of each loop under sysfsRoot/block. */
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");

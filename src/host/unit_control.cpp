@@ -12,7 +12,7 @@ Result<void> SystemctlUnits::run(const char *verb, const std::string &unit)
 {
 	Command command;
 	command.argv = { systemctl_, verb, unit };
-	command.timeout = std::chrono::seconds(90);
+	command.timeout = timeout_;
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());

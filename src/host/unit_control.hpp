@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "common/result.hpp"
@@ -29,8 +30,9 @@ public:
 class SystemctlUnits : public UnitControl
 {
 public:
-	explicit SystemctlUnits(CommandRunner &runner, std::string systemctl = "/usr/bin/systemctl")
-		: runner_(runner), systemctl_(std::move(systemctl))
+	explicit SystemctlUnits(CommandRunner &runner, std::string systemctl = "/usr/bin/systemctl",
+				std::chrono::milliseconds timeout = std::chrono::seconds(90))
+		: runner_(runner), systemctl_(std::move(systemctl)), timeout_(timeout)
 	{
 	}
 
@@ -42,6 +44,7 @@ private:
 
 	CommandRunner &runner_;
 	std::string systemctl_;
+	std::chrono::milliseconds timeout_;
 };
 
 /* "rbd-fuse@NAME.service"; volume names need no escaping (see volume_name.hpp). */

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdint>
 #include <limits>
+#include <string>
 
 #include "common/paths.hpp"
 
@@ -245,6 +248,80 @@ std::string sizeBytesProblem(uint64_t bytes)
 		return "expected a multiple of 512 bytes, found " + std::to_string(bytes) +
 		       " bytes";
 	return {};
+}
+
+namespace {
+
+struct DurationUnit {
+	std::string_view name;
+	int64_t milliseconds;
+};
+
+/* Largest first, so formatDuration() picks the largest exact one. */
+constexpr std::array<DurationUnit, 4> DurationUnits = { {
+	{ "h", 3600000 },
+	{ "min", 60000 },
+	{ "s", 1000 },
+	{ "ms", 1 },
+} };
+
+} /* namespace */
+
+Result<std::chrono::milliseconds> parseDuration(std::string_view text)
+{
+	size_t digits = 0;
+	while (digits < text.size() && isDigit(text[digits]))
+		++digits;
+	if (digits == 0)
+		return fail(Errc::InvalidArgument,
+			    "expected a duration such as '500ms', '30s', '2min' or '1h', found " +
+				    quoted(text));
+	const std::string_view number = text.substr(0, digits);
+	const std::string_view unit = text.substr(digits);
+	if (unit.empty())
+		return fail(Errc::InvalidArgument,
+			    "expected a duration with a unit (ms, s, min, h), such as '" +
+				    std::string(number) + "s', found " + quoted(text));
+	if (unit.front() == ' ' || unit.front() == '\t')
+		return fail(Errc::InvalidArgument,
+			    "expected no space between the number and the unit, found " +
+				    quoted(text));
+	if (unit.front() == '.' || unit.front() == ',')
+		return fail(Errc::InvalidArgument,
+			    "expected a whole number of units (no decimals; '1500ms', not "
+			    "'1.5s'), found " +
+				    quoted(text));
+	const auto *found =
+		std::find_if(DurationUnits.begin(), DurationUnits.end(),
+			     [unit](const DurationUnit &known) { return known.name == unit; });
+	if (found == DurationUnits.end())
+		return fail(Errc::InvalidArgument,
+			    "expected a unit of 'ms', 's', 'min' or 'h', found " + quoted(unit) +
+				    " in " + quoted(text));
+
+	const int64_t max = std::numeric_limits<int64_t>::max() / found->milliseconds;
+	int64_t value = 0;
+	for (const char c : number) {
+		const auto digit = static_cast<int64_t>(c - '0');
+		if (value > (max - digit) / 10)
+			return fail(Errc::InvalidArgument,
+				    "expected a duration below 292 million years, found " +
+					    quoted(text));
+		value = value * 10 + digit;
+	}
+	return std::chrono::milliseconds(value * found->milliseconds);
+}
+
+std::string formatDuration(std::chrono::milliseconds duration)
+{
+	const int64_t count = duration.count();
+	if (count == 0)
+		return "0s";
+	for (const DurationUnit &unit : DurationUnits) {
+		if (count % unit.milliseconds == 0)
+			return std::to_string(count / unit.milliseconds) + std::string(unit.name);
+	}
+	return std::to_string(count) + "ms"; /* not reached: every count is whole ms */
 }
 
 std::string rbdNameProblem(std::string_view name)

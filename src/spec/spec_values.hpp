@@ -2,6 +2,7 @@
 /* Checks of single spec values (names, sizes, options, addresses), free of TOML. */
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -46,6 +47,15 @@ Result<uint64_t> parseSize(std::string_view text);
 
 /* A parsed size must be > 0 and a multiple of 512. */
 std::string sizeBytesProblem(uint64_t bytes);
+
+/*
+ * "500ms", "30s", "2min", "1h": a whole number and one unit (ms, s, min, h),
+ * no sign, no spaces, no decimals. A number without a unit is refused.
+ */
+Result<std::chrono::milliseconds> parseDuration(std::string_view text);
+
+/* In the largest unit that is exact, as parseDuration() reads it: 120000ms is "2min". */
+std::string formatDuration(std::chrono::milliseconds duration);
 
 /* Pool, namespace, image and snapshot names. */
 constexpr size_t MaxRbdNameLength = 250;

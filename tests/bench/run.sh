@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-bench}
 [ -d "$build" ] || meson setup "$build" --buildtype=release >/dev/null
-meson compile -C "$build" bench-mount-table bench-cycle | grep -v "^\[" || true
+meson compile -C "$build" bench-mount-table bench-cycle bench-survey rbd-volumed | grep -v "^\[" || true
 [ -x "$build/tests/bench/bench-cycle" ] || { echo "bench: build failed" >&2; exit 1; }
 
 echo "== observing the mount table"
@@ -15,3 +15,9 @@ echo "== observing the mount table"
 echo
 echo "== one stage/publish/unpublish/unstage cycle on a loop device"
 "$build/tests/bench/bench-cycle"
+echo
+echo "== a reconcile pass over many converged volumes (fake host)"
+"$build/tests/bench/bench-survey"
+echo
+echo "== the daemon with 1,000 specs: memory, start-up, idle wake-ups"
+tests/bench/daemon-idle.sh "$build" 1000 65

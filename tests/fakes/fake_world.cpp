@@ -87,7 +87,8 @@ std::string FakeWorld::mapForeign(const ImageSpec &image, bool readOnly)
 				      image.snapshot,
 				      "/dev/rbd" + std::to_string(nextDevice_++),
 				      Driver::Krbd,
-				      readOnly };
+				      readOnly,
+				      {} };
 	mapping.foreign = true;
 	mappings_.push_back(mapping);
 	return mapping.mapped.device;
@@ -350,7 +351,8 @@ Result<std::string> FakeWorld::map(const VolumeSpec &spec)
 				      spec.image.snapshot,
 				      "/dev/rbd" + std::to_string(nextDevice_++),
 				      driver,
-				      spec.readOnly() };
+				      spec.readOnly(),
+				      {} };
 	mappings_.push_back(mapping);
 	log_.push_back("map " + key + " " + mapping.mapped.device);
 	if (f)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include "host/blkid_block_probe.hpp"
 #include "host/command_runner.hpp"
 #include "host/fs_util.hpp"
+#include "host/fuse_mapper.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/loop_device.hpp"
@@ -285,6 +287,116 @@ TEST_F(LoopFixture, LoopListingShowsOurBackingFile)
 	ASSERT_NE(it, loops->end());
 	EXPECT_EQ(it->backingFile, image_);
 	EXPECT_FALSE(it->readOnly);
+}
+
+/* The file a loop holds stays known even when another file takes its path. */
+TEST_F(LoopFixture, BackingIsTheFileTheLoopHolds)
+{
+	struct stat image {
+	};
+	ASSERT_EQ(stat(image_.c_str(), &image), 0);
+	auto held = loopBacking(device_);
+	ASSERT_TRUE(held) << held.error().message;
+	EXPECT_EQ(held->device, static_cast<uint64_t>(image.st_dev));
+	EXPECT_EQ(held->inode, static_cast<uint64_t>(image.st_ino));
+
+	shellOk("truncate -s 512M " + image_ + ".new && mv " + image_ + ".new " + image_);
+	ASSERT_EQ(stat(image_.c_str(), &image), 0);
+	auto still = loopBacking(device_);
+	ASSERT_TRUE(still);
+	EXPECT_EQ(*still, *held);
+	EXPECT_NE(still->inode, static_cast<uint64_t>(image.st_ino));
+}
+
+/* A filesystem still on the loop (here: mounted) makes the detach refuse. */
+TEST_F(LoopFixture, DetachRefusesADeviceAFilesystemHolds)
+{
+	shellOk("mkfs.ext4 -q " + device_ + " && mkdir -p " + dir_ + "/mnt");
+	/* Its output is not ours to wait for: the holder outlives this shell. */
+	shellOk("unshare -m sh -c 'mount " + device_ + " " + dir_ +
+		"/mnt && sleep 3' >/dev/null 2>&1 & sleep 1");
+	/* Mounted in another mount namespace: our table does not show it. */
+	auto refused = detachUnmountedLoop(device_);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code, Errc::Busy);
+	EXPECT_NE(refused.error().message.find("another mount namespace"), std::string::npos)
+		<< refused.error().message;
+	shellOk("sleep 3");
+	auto detached = detachUnmountedLoop(device_);
+	ASSERT_TRUE(detached) << detached.error().message;
+	EXPECT_EQ(*detached, Change::Changed);
+}
+
+/* Units are not started here: the test plays rbd-fuse with a tmpfs. */
+class NoUnits : public UnitControl
+{
+public:
+	Result<void> start(const std::string & /*unused*/, const std::string & /*unused*/) override
+	{
+		return {};
+	}
+	Result<void> stop(const std::string & /*unused*/, const std::string & /*unused*/) override
+	{
+		return {};
+	}
+};
+
+/*
+ * What a killed rbd-fuse leaves: its restarted helper lazily unmounts the
+ * dead FUSE mount, so the loop's backing path no longer names the volume.
+ * The fuse driver still lists the loop as the volume's, marked lost.
+ */
+TEST(FuseMapper, KnowsItsLoopAfterTheServingMountWentAway)
+{
+	const std::string runtime = freshDir("fuse-lost") + "/fuse";
+	const std::string mount = runtime + "/vol";
+	shellOk("mkdir -p " + mount + " && mount -t tmpfs served " + mount +
+		" && truncate -s 64M " + mount + "/img");
+	FuseVolume described;
+	described.pool = "rbd";
+	described.image = "img";
+	ASSERT_TRUE(writeFileAtomic(runtime + "/vol.conf", formatFuseVolume(described), 0600));
+	auto device = attachLoop(mount + "/img", false);
+	ASSERT_TRUE(device) << device.error().message;
+	auto backing = loopBacking(*device);
+	ASSERT_TRUE(backing);
+	ASSERT_TRUE(writeFileAtomic(runtime + "/vol.loop",
+				    *device + " " + std::to_string(backing->device) + " " +
+					    std::to_string(backing->inode) + "\n",
+				    0600));
+	NoUnits units;
+	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
+
+	auto healthy = fuse.list();
+	ASSERT_TRUE(healthy) << healthy.error().message;
+	ASSERT_EQ(healthy->size(), 1U);
+	EXPECT_EQ(healthy->front().device, *device);
+	EXPECT_EQ(healthy->front().image, "img");
+	EXPECT_EQ(healthy->front().fault, "");
+
+	shellOk("umount -l " + mount + " && mount -t tmpfs restarted " + mount);
+	auto lost = fuse.list();
+	ASSERT_TRUE(lost) << lost.error().message;
+	ASSERT_EQ(lost->size(), 1U);
+	EXPECT_EQ(lost->front().device, *device);
+	EXPECT_NE(lost->front().fault.find("died"), std::string::npos) << lost->front().fault;
+
+	shellOk("umount " + mount);
+	auto gone = fuse.list();
+	ASSERT_TRUE(gone);
+	ASSERT_EQ(gone->size(), 1U);
+	EXPECT_FALSE(gone->front().fault.empty());
+
+	const VolumeSpec spec = [] {
+		VolumeSpec s;
+		s.name = "vol";
+		return s;
+	}();
+	auto unmapped = fuse.unmap(spec, *device);
+	ASSERT_TRUE(unmapped) << unmapped.error().message;
+	auto none = fuse.list();
+	ASSERT_TRUE(none);
+	EXPECT_TRUE(none->empty());
 }
 
 bool readable(int fd, int timeoutMs)

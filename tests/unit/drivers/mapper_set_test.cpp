@@ -26,7 +26,8 @@ public:
 				   "",
 				   prefix_ + std::to_string(mapped.size()),
 				   driver_,
-				   false };
+				   false,
+				   {} };
 		mapped.push_back(image);
 		log.push_back("map " + image.device);
 		return image.device;

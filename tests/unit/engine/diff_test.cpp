@@ -20,9 +20,15 @@ public:
 	Seen &mapped(const std::string &device, bool readOnly = false)
 	{
 		volume_.mapping =
-			MappedImage{ "rbd", "", "vol", "", device, Driver::Krbd, readOnly };
+			MappedImage{ "rbd", "", "vol", "", device, Driver::Krbd, readOnly, {} };
 		volume_.owned.mappedDevice = device;
 		volume_.probe = ProbeResult{ ProbeKind::Signature, "ext4" };
+		return *this;
+	}
+	/* The mapping's server died (a killed rbd-fuse): the device fails all I/O. */
+	Seen &lost()
+	{
+		volume_.mapping->fault = "rbd-fuse stopped serving its image";
 		return *this;
 	}
 	Seen &mappedForeign(const std::string &device)
@@ -389,6 +395,27 @@ std::vector<Row> rows()
 			  .get(),
 		  {},
 		  {} },
+		{ "published, mapper lost: refused, nothing remapped",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/loop0")
+			  .lost()
+			  .staged("/dev/loop0")
+			  .target("/srv/a", "/dev/loop0")
+			  .get(),
+		  {},
+		  { clash(K::MapperLost, "/dev/loop0") } },
+		{ "down with the mapper lost: torn down as usual",
+		  vol().build(),
+		  down,
+		  Seen().mapped("/dev/loop0")
+			  .lost()
+			  .staged("/dev/loop0")
+			  .target("/srv/a", "/dev/loop0")
+			  .get(),
+		  { gap(G::TargetStale, "/srv/a"), gap(G::StagingStale, Staging),
+		    gap(G::MappingStale, "/dev/loop0") },
+		  {} },
 		{ "down from published",
 		  vol().build(),
 		  down,
@@ -453,6 +480,7 @@ TEST(Diff, ConflictKindNames)
 	EXPECT_STREQ(conflictKindName(ConflictKind::ForeignMount), "foreign-mount");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ReadOnlyMismatch), "read-only-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ModeMismatch), "mode-mismatch");
+	EXPECT_STREQ(conflictKindName(ConflictKind::MapperLost), "mapper-lost");
 }
 
 } /* namespace */

@@ -26,7 +26,7 @@ MountEntry entry(const std::string &target, const std::string &source, std::stri
 
 MappedImage mapping(const std::string &device, std::string image = "vol")
 {
-	return MappedImage{ "rbd", "", std::move(image), "", device, Driver::Krbd, false };
+	return MappedImage{ "rbd", "", std::move(image), "", device, Driver::Krbd, false, {} };
 }
 
 TEST(Observer, MountDeviceOfANodeBindIsTheNode)
@@ -56,7 +56,8 @@ TEST(Observer, TopmostMountWins)
 	EXPECT_EQ(seen.covered.front().path, Staging);
 	EXPECT_TRUE(seen.owned.staged);
 
-	snapshot.mounts = { entry(Staging, "/dev/sdb"), entry(Staging, "/dev/rbd0", "vol") };
+	snapshot = HostSnapshot{ { entry(Staging, "/dev/sdb"), entry(Staging, "/dev/rbd0", "vol") },
+				 { mapping("/dev/rbd0") } };
 	seen = observeFrom(snapshot, spec, owned);
 	ASSERT_TRUE(seen.staging);
 	EXPECT_EQ(seen.staging->device, "/dev/rbd0");

@@ -13,7 +13,7 @@ MappedImage image(std::string pool, std::string ns, std::string name, std::strin
 		  std::string device, Driver driver, bool readOnly)
 {
 	return MappedImage{ std::move(pool),   std::move(ns), std::move(name), std::move(snap),
-			    std::move(device), driver,	      readOnly };
+			    std::move(device), driver,	      readOnly,	       {} };
 }
 
 TEST(MappingDiscovery, KrbdDevicesFromSysfs)

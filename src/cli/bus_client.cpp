@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volumectl's side of the bus: calls to rbd-volumed, their replies as plain values. */
+#include "cli/bus_client.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "cli/bus_errors.hpp"
+#include "cli/bus_names.hpp"
+#include "cli/bus_read.hpp"
+#include "cli/progress_watch.hpp"
+#include "common/errno_text.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+constexpr uint64_t UsecPerSecond = 1000000;
+/* Let --timeout end within a millisecond, not sd-event's default 250 ms slack. */
+constexpr uint64_t TimerAccuracyUsec = 1000;
+/* sd_bus_call_async() waits forever for this timeout; 0 would mean sd-bus's 25 s. */
+constexpr uint64_t NoTimeout = UINT64_MAX;
+
+tl::unexpected<Error> callFailed(const ScopedBusError &error, int r, std::string_view what)
+{
+	if (error.isSet())
+		return tl::make_unexpected(errorFromBus(error.name(), error.message()));
+	return tl::make_unexpected(errorFromErrno(r, what));
+}
+
+/* What the event loop learnt: the reply, or that the time ran out. */
+struct PendingCall {
+	sd_event *event = nullptr;
+	SdMessagePtr reply;
+	bool timedOut = false;
+};
+
+int onReply(sd_bus_message *reply, void *userdata, sd_bus_error * /*error*/)
+{
+	auto *pending = static_cast<PendingCall *>(userdata);
+	pending->reply.reset(sd_bus_message_ref(reply));
+	return sd_event_exit(pending->event, 0);
+}
+
+int onTimeout(sd_event_source * /*source*/, uint64_t /*usec*/, void *userdata)
+{
+	auto *pending = static_cast<PendingCall *>(userdata);
+	pending->timedOut = true;
+	return sd_event_exit(pending->event, 0);
+}
+
+/* The bus attached to an event loop for one call, detached again on every way out. */
+class AttachedEvent
+{
+public:
+	AttachedEvent(sd_bus *bus, sd_event *event)
+		: bus_(bus), result_(sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL))
+	{
+	}
+	~AttachedEvent()
+	{
+		if (result_ >= 0)
+			sd_bus_detach_event(bus_);
+	}
+	AttachedEvent(const AttachedEvent &) = delete;
+	AttachedEvent &operator=(const AttachedEvent &) = delete;
+	AttachedEvent(AttachedEvent &&) = delete;
+	AttachedEvent &operator=(AttachedEvent &&) = delete;
+
+	int result() const { return result_; }
+
+private:
+	sd_bus *bus_;
+	int result_;
+};
+
+std::string statusHint(const std::string &volume)
+{
+	return volume.empty() ? "rbd-volumectl status" : "rbd-volumectl status " + volume;
+}
+
+} /* namespace */
+
+BusClient::BusClient(SdBusPtr bus) : bus_(std::move(bus))
+{
+}
+
+Result<BusClient> BusClient::open()
+{
+	sd_bus *raw = nullptr;
+	const int r = sd_bus_open_system(&raw);
+	SdBusPtr bus(raw);
+	if (r < 0)
+		return tl::make_unexpected(
+			daemonUnreachable("cannot connect to the system bus: " + errnoText(-r)));
+	return BusClient(std::move(bus));
+}
+
+Result<std::vector<VolumeSummary>> BusClient::listVolumes()
+{
+	ScopedBusError error;
+	sd_bus_message *raw = nullptr;
+	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
+					 bus::ManagerInterface, "ListVolumes", error.get(), &raw,
+					 nullptr);
+	const SdMessagePtr reply(raw);
+	if (r < 0)
+		return callFailed(error, r, "cannot list the volumes");
+	auto volumes = readVolumeList(reply.get());
+	if (volumes)
+		std::sort(volumes->begin(), volumes->end(),
+			  [](const VolumeSummary &a, const VolumeSummary &b) {
+				  return a.name < b.name;
+			  });
+	return volumes;
+}
+
+Result<std::string> BusClient::volumePath(const std::string &name)
+{
+	ScopedBusError error;
+	sd_bus_message *raw = nullptr;
+	int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
+				   bus::ManagerInterface, "GetVolume", error.get(), &raw, "s",
+				   name.c_str());
+	const SdMessagePtr reply(raw);
+	if (r < 0)
+		return callFailed(error, r, "cannot look up the volume");
+	const char *path = nullptr;
+	r = sd_bus_message_read(reply.get(), "o", &path);
+	if (r <= 0 || path == nullptr)
+		return fail(Errc::Unsupported,
+			    "cannot read the volume's object path from rbd-volumed");
+	return std::string(path);
+}
+
+Result<VolumeView> BusClient::volumeView(const std::string &objectPath)
+{
+	ScopedBusError error;
+	sd_bus_message *raw = nullptr;
+	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, objectPath.c_str(),
+					 bus::PropertiesInterface, "GetAll", error.get(), &raw, "s",
+					 bus::VolumeInterface);
+	const SdMessagePtr reply(raw);
+	if (r < 0)
+		return callFailed(error, r, "cannot read the volume");
+	return readVolumeProperties(reply.get());
+}
+
+Result<void> BusClient::setIntent(const char *member, const std::string &name, bool wait,
+				  const WaitSettings &settings)
+{
+	auto call = newManagerCall(member);
+	if (!call)
+		return tl::make_unexpected(call.error());
+	const int r =
+		sd_bus_message_append(call->get(), "sb", name.c_str(), static_cast<int>(wait));
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
+	return callAndWait(call->get(), settings);
+}
+
+Result<void> BusClient::reconcile(const std::string &name, const WaitSettings &settings)
+{
+	auto call = newManagerCall("Reconcile");
+	if (!call)
+		return tl::make_unexpected(call.error());
+	const int r = sd_bus_message_append(call->get(), "s", name.c_str());
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
+	return callAndWait(call->get(), settings);
+}
+
+Result<void> BusClient::reload(const WaitSettings &settings)
+{
+	auto call = newManagerCall("Reload");
+	if (!call)
+		return tl::make_unexpected(call.error());
+	return callAndWait(call->get(), settings);
+}
+
+Result<SdMessagePtr> BusClient::newManagerCall(const char *member)
+{
+	sd_bus_message *raw = nullptr;
+	const int r =
+		sd_bus_message_new_method_call(bus_.get(), &raw, bus::ServiceName, bus::ManagerPath,
+					       bus::ManagerInterface, member);
+	SdMessagePtr call(raw);
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
+	return call;
+}
+
+Result<std::string> BusClient::daemonUniqueName()
+{
+	ScopedBusError error;
+	sd_bus_message *raw = nullptr;
+	int r = sd_bus_call_method(bus_.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				   "org.freedesktop.DBus", "GetNameOwner", error.get(), &raw, "s",
+				   bus::ServiceName);
+	const SdMessagePtr reply(raw);
+	if (r < 0)
+		return callFailed(error, r, "cannot find rbd-volumed on the bus");
+	const char *owner = nullptr;
+	r = sd_bus_message_read(reply.get(), "s", &owner);
+	if (r <= 0 || owner == nullptr)
+		return fail(Errc::Io, "cannot read the owner of org.rbdvolume1");
+	return std::string(owner);
+}
+
+Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &settings)
+{
+	/* Watch first, call second: no step can pass unseen between the two. */
+	std::optional<ProgressWatch> watch;
+	if (settings.progress) {
+		auto sender = daemonUniqueName();
+		if (!sender)
+			return tl::make_unexpected(sender.error());
+		std::string path;
+		if (!settings.volume.empty()) {
+			auto found = volumePath(settings.volume);
+			if (!found)
+				return tl::make_unexpected(found.error());
+			path = std::move(*found);
+		}
+		auto started = ProgressWatch::start(bus_.get(), *sender, path, settings.volume);
+		if (!started)
+			return tl::make_unexpected(started.error());
+		watch = std::move(*started);
+	}
+
+	sd_event *rawEvent = nullptr;
+	int r = sd_event_new(&rawEvent);
+	const SdEventPtr event(rawEvent);
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot make an event loop"));
+	const AttachedEvent attached(bus_.get(), event.get());
+	if (attached.result() < 0)
+		return tl::make_unexpected(errorFromErrno(
+			attached.result(), "cannot attach the bus to an event loop"));
+
+	PendingCall pending;
+	pending.event = event.get();
+	sd_bus_slot *rawSlot = nullptr;
+	r = sd_bus_call_async(bus_.get(), &rawSlot, call, onReply, &pending, NoTimeout);
+	const SdSlotPtr slot(rawSlot);
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot send the call"));
+
+	SdEventSourcePtr timer;
+	if (settings.timeoutSeconds > 0) {
+		sd_event_source *rawTimer = nullptr;
+		r = sd_event_add_time_relative(event.get(), &rawTimer, CLOCK_MONOTONIC,
+					       settings.timeoutSeconds * UsecPerSecond,
+					       TimerAccuracyUsec, onTimeout, &pending);
+		timer.reset(rawTimer);
+		if (r < 0)
+			return tl::make_unexpected(errorFromErrno(r, "cannot set the timeout"));
+	}
+
+	r = sd_event_loop(event.get());
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "waiting for rbd-volumed failed"));
+	if (pending.timedOut)
+		return fail(Errc::Timeout, "no reply within " +
+						   std::to_string(settings.timeoutSeconds) +
+						   " s; rbd-volumed carries on (see '" +
+						   statusHint(settings.volume) + "')");
+	if (!pending.reply)
+		return fail(Errc::Internal, "the wait ended without a reply");
+	const sd_bus_error *error = sd_bus_message_get_error(pending.reply.get());
+	if (error != nullptr)
+		return tl::make_unexpected(
+			errorFromBus(error->name != nullptr ? error->name : "",
+				     error->message != nullptr ? error->message : ""));
+	return {};
+}
+
+} /* namespace rbdvolume::cli */

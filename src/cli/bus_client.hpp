@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volumectl's side of the bus: calls to rbd-volumed, their replies as plain values. */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/sd_ptr.hpp"
+#include "cli/volume_view.hpp"
+#include "common/result.hpp"
+
+namespace rbdvolume::cli {
+
+/* How a call that changes something waits for its reply. */
+struct WaitSettings {
+	uint64_t timeoutSeconds = 0; /* 0: as long as it takes */
+	bool progress = false;	     /* print Activity changes on stderr meanwhile */
+	std::string volume;	     /* whose Activity; "" for every volume */
+};
+
+/*
+ * A connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS when set). Every
+ * failure is an Error worded for the operator; exitCodeFor() (bus_errors.hpp)
+ * turns it into the exit code.
+ */
+class BusClient
+{
+public:
+	static Result<BusClient> open();
+
+	/* Manager.ListVolumes, sorted by name. */
+	Result<std::vector<VolumeSummary>> listVolumes();
+
+	/* Manager.GetVolume: the object path of volume `name`. */
+	Result<std::string> volumePath(const std::string &name);
+
+	/* Properties.GetAll of the volume object at `objectPath`. */
+	Result<VolumeView> volumeView(const std::string &objectPath);
+
+	/* Manager.Up / Manager.Down (`member`) of `name`; the daemon waits for convergence when `wait`. */
+	Result<void> setIntent(const char *member, const std::string &name, bool wait,
+			       const WaitSettings &settings);
+
+	/* Manager.Reconcile of `name`, or of every volume when it is "". */
+	Result<void> reconcile(const std::string &name, const WaitSettings &settings);
+
+	/* Manager.Reload. */
+	Result<void> reload(const WaitSettings &settings);
+
+private:
+	explicit BusClient(SdBusPtr bus);
+
+	Result<SdMessagePtr> newManagerCall(const char *member);
+	/* Sends `call` and runs an event loop until its reply, the timeout, or a failure. */
+	Result<void> callAndWait(sd_bus_message *call, const WaitSettings &settings);
+	Result<std::string> daemonUniqueName();
+
+	SdBusPtr bus_;
+};
+
+} /* namespace rbdvolume::cli */

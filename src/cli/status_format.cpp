@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Volumes as a table, readable blocks or JSON, for `list` and `status`; pure, no bus. */
+#include "cli/status_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "cli/text_escape.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+constexpr std::string_view Missing = "-";
+constexpr size_t LabelWidth = 14;
+
+std::string shown(std::string_view value)
+{
+	return value.empty() ? std::string(Missing) : terminalSafe(value);
+}
+
+void appendPadded(std::string &out, const std::string &cell, size_t width)
+{
+	out += cell;
+	out.append(width - std::min(width, displayWidth(cell)), ' ');
+}
+
+/* "  label:       value\n"; further values of the same label line up under the first. */
+void appendField(std::string &out, std::string_view label, const std::string &value)
+{
+	out += "  ";
+	appendPadded(out, std::string(label) + ':', LabelWidth);
+	out += value;
+	out += '\n';
+}
+
+void appendContinuation(std::string &out, const std::string &value)
+{
+	out.append(2 + LabelWidth, ' ');
+	out += value;
+	out += '\n';
+}
+
+void appendList(std::string &out, std::string_view label, const std::vector<std::string> &values)
+{
+	if (values.empty()) {
+		appendField(out, label, "none");
+		return;
+	}
+	appendField(out, label, values.front());
+	for (size_t i = 1; i < values.size(); i++)
+		appendContinuation(out, values[i]);
+}
+
+std::string busyText(const VolumeView &volume)
+{
+	if (!volume.busy)
+		return "no";
+	return volume.activity.empty() ? "yes" : "yes: " + terminalSafe(volume.activity);
+}
+
+std::string errorText(const VolumeError &error)
+{
+	if (error.empty())
+		return "none";
+	if (error.message.empty())
+		return terminalSafe(error.name);
+	if (error.name.empty())
+		return terminalSafe(error.message);
+	return terminalSafe(error.name) + ": " + terminalSafe(error.message);
+}
+
+void appendBlock(std::string &out, const VolumeView &volume)
+{
+	out += shown(volume.name);
+	out += '\n';
+	appendField(out, "spec file", shown(volume.specFile));
+	appendField(out, "intent", shown(volume.intent));
+	appendField(out, "phase", shown(volume.phase));
+	appendField(out, "stage", shown(volume.stage));
+	appendField(out, "device", shown(volume.device));
+	appendField(out, "staging path", shown(volume.stagingPath));
+	std::vector<std::string> targets;
+	for (const std::string &target : volume.publishTargets)
+		targets.push_back(shown(target));
+	appendList(out, "targets", targets);
+	appendField(out, "busy", busyText(volume));
+	appendField(out, "generation",
+		    std::to_string(volume.generation) + " (observed " +
+			    std::to_string(volume.observedGeneration) + ")");
+	std::vector<std::string> conditions;
+	for (const VolumeCondition &condition : volume.conditions)
+		conditions.push_back(condition.message.empty()
+					     ? shown(condition.type)
+					     : shown(condition.type) + ": " +
+						       terminalSafe(condition.message));
+	appendList(out, "conditions", conditions);
+	appendField(out, "last error", errorText(volume.lastError));
+}
+
+/* ,"key": for the members after the first of an object. */
+void appendKey(std::string &out, std::string_view key, bool first = false)
+{
+	if (!first)
+		out += ',';
+	out += jsonQuote(key);
+	out += ':';
+}
+
+void appendStringMember(std::string &out, std::string_view key, std::string_view value,
+			bool first = false)
+{
+	appendKey(out, key, first);
+	out += jsonQuote(value);
+}
+
+void appendJsonVolume(std::string &out, const VolumeView &volume)
+{
+	out += '{';
+	appendStringMember(out, "name", volume.name, true);
+	appendStringMember(out, "spec_file", volume.specFile);
+	appendStringMember(out, "intent", volume.intent);
+	appendStringMember(out, "phase", volume.phase);
+	appendStringMember(out, "stage", volume.stage);
+	appendKey(out, "busy");
+	out += volume.busy ? "true" : "false";
+	appendStringMember(out, "activity", volume.activity);
+	appendStringMember(out, "device", volume.device);
+	appendStringMember(out, "staging_path", volume.stagingPath);
+	appendKey(out, "publish_targets");
+	out += '[';
+	for (size_t i = 0; i < volume.publishTargets.size(); i++) {
+		if (i > 0)
+			out += ',';
+		out += jsonQuote(volume.publishTargets[i]);
+	}
+	out += ']';
+	appendKey(out, "conditions");
+	out += '[';
+	for (size_t i = 0; i < volume.conditions.size(); i++) {
+		if (i > 0)
+			out += ',';
+		out += '{';
+		appendStringMember(out, "type", volume.conditions[i].type, true);
+		appendStringMember(out, "message", volume.conditions[i].message);
+		out += '}';
+	}
+	out += ']';
+	appendKey(out, "last_error");
+	if (volume.lastError.empty()) {
+		out += "null";
+	} else {
+		out += '{';
+		appendStringMember(out, "name", volume.lastError.name, true);
+		appendStringMember(out, "message", volume.lastError.message);
+		out += '}';
+	}
+	appendKey(out, "generation");
+	out += std::to_string(volume.generation);
+	appendKey(out, "observed_generation");
+	out += std::to_string(volume.observedGeneration);
+	out += '}';
+}
+
+} /* namespace */
+
+std::string formatVolumeTable(std::span<const VolumeSummary> volumes)
+{
+	const std::array<std::string, 3> header = { "NAME", "INTENT", "PHASE" };
+	std::vector<std::array<std::string, 3>> rows;
+	rows.reserve(volumes.size());
+	for (const VolumeSummary &volume : volumes)
+		rows.push_back({ shown(volume.name), shown(volume.intent), shown(volume.phase) });
+
+	std::array<size_t, 2> widths = { displayWidth(header[0]), displayWidth(header[1]) };
+	for (const auto &row : rows) {
+		widths[0] = std::max(widths[0], displayWidth(row[0]));
+		widths[1] = std::max(widths[1], displayWidth(row[1]));
+	}
+	std::string out;
+	const auto appendRow = [&out, &widths](const std::array<std::string, 3> &row) {
+		appendPadded(out, row[0], widths[0] + 2);
+		appendPadded(out, row[1], widths[1] + 2);
+		out += row[2];
+		out += '\n';
+	};
+	appendRow(header);
+	for (const auto &row : rows)
+		appendRow(row);
+	return out;
+}
+
+std::string formatVolumeListJson(std::span<const VolumeSummary> volumes)
+{
+	std::string out = "{\"volumes\":[";
+	for (size_t i = 0; i < volumes.size(); i++) {
+		if (i > 0)
+			out += ',';
+		out += '{';
+		appendStringMember(out, "name", volumes[i].name, true);
+		appendStringMember(out, "intent", volumes[i].intent);
+		appendStringMember(out, "phase", volumes[i].phase);
+		out += '}';
+	}
+	out += "]}\n";
+	return out;
+}
+
+std::string formatStatusText(std::span<const VolumeView> volumes)
+{
+	if (volumes.empty())
+		return "no volumes\n";
+	std::string out;
+	for (size_t i = 0; i < volumes.size(); i++) {
+		if (i > 0)
+			out += '\n';
+		appendBlock(out, volumes[i]);
+	}
+	return out;
+}
+
+std::string formatStatusJson(std::span<const VolumeView> volumes)
+{
+	std::string out = "{\"volumes\":[";
+	for (size_t i = 0; i < volumes.size(); i++) {
+		if (i > 0)
+			out += ',';
+		appendJsonVolume(out, volumes[i]);
+	}
+	out += "]}\n";
+	return out;
+}
+
+} /* namespace rbdvolume::cli */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Volumes as a table, readable blocks or JSON, for `list` and `status`; pure, no bus. */
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "cli/volume_view.hpp"
+
+namespace rbdvolume::cli {
+
+/* `list`: a header NAME INTENT PHASE and one row per volume, in the given order. */
+std::string formatVolumeTable(std::span<const VolumeSummary> volumes);
+
+/* `list --json`: {"volumes":[{"name":..,"intent":..,"phase":..}]} and a newline. */
+std::string formatVolumeListJson(std::span<const VolumeSummary> volumes);
+
+/* `status`: one block per volume, blocks separated by an empty line; "no volumes" for none. */
+std::string formatStatusText(std::span<const VolumeView> volumes);
+
+/* `status --json`: {"volumes":[...]} on one line (docs/cli.md has the schema). */
+std::string formatStatusJson(std::span<const VolumeView> volumes);
+
+} /* namespace rbdvolume::cli */

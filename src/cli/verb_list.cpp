@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl list [--json]`: every volume rbd-volumed knows, its intent and phase. */
+#include <cstdio>
+
+#include "cli/bus_client.hpp"
+#include "cli/bus_errors.hpp"
+#include "cli/status_format.hpp"
+#include "cli/verb_options.hpp"
+#include "cli/verbs.hpp"
+
+namespace rbdvolume::cli {
+
+int verbList(std::span<const std::string_view> args)
+{
+	const auto options = parseVerbOptions(args, OptionJson);
+	if (!options)
+		return usageError("list", options.error().message, "[--json]");
+	if (!options->operands.empty())
+		return usageError("list", "takes no arguments", "[--json]");
+
+	auto bus = BusClient::open();
+	auto volumes = bus ? bus->listVolumes()
+			   : Result<std::vector<VolumeSummary>>(tl::make_unexpected(bus.error()));
+	if (!volumes)
+		return reportFailure("list", volumes.error());
+	const std::string text =
+		options->json ? formatVolumeListJson(*volumes) : formatVolumeTable(*volumes);
+	std::fputs(text.c_str(), stdout);
+	return ExitOk;
+}
+
+} /* namespace rbdvolume::cli */

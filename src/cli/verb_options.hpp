@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The options the bus verbs share (--json, --no-wait, --timeout, ...), parsed one way. */
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace rbdvolume::cli {
+
+/* Which options a verb takes; or-ed together. */
+enum VerbOption : unsigned {
+	OptionJson = 1U << 0,	  /* --json */
+	OptionNoWait = 1U << 1,	  /* --no-wait */
+	OptionTimeout = 1U << 2,  /* --timeout SECONDS, --timeout=SECONDS */
+	OptionProgress = 1U << 3, /* --progress */
+	OptionVerbose = 1U << 4,  /* -v, --verbose */
+};
+
+struct VerbOptions {
+	std::vector<std::string> operands; /* what is not an option, in order */
+	bool json = false;
+	bool wait = true;
+	bool progress = false;
+	bool verbose = false;
+	uint64_t timeoutSeconds = 0; /* 0: wait as long as it takes */
+};
+
+/* `args` parsed, accepting the options in `allowed`; "--" ends the options. */
+Result<VerbOptions> parseVerbOptions(std::span<const std::string_view> args, unsigned allowed);
+
+/*
+ * Prints "rbd-volumectl VERB: PROBLEM" and "Usage: rbd-volumectl VERB SYNOPSIS" on
+ * stderr; returns ExitUsage.
+ */
+int usageError(std::string_view verb, std::string_view problem, std::string_view synopsis);
+
+/* Whether to print progress while waiting: asked for, or stderr is a terminal. */
+bool wantProgress(const VerbOptions &options);
+
+/* Checks that a verb got at most (or exactly) one volume name, and that it is valid. */
+Result<std::string> oneVolumeName(const VerbOptions &options, bool required);
+
+} /* namespace rbdvolume::cli */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl reconcile [NAME]` and `reload`: a pass now, or the spec directories re-read. */
+#include <cstdio>
+#include <string>
+
+#include "cli/bus_client.hpp"
+#include "cli/bus_errors.hpp"
+#include "cli/verb_options.hpp"
+#include "cli/verbs.hpp"
+
+namespace rbdvolume::cli {
+
+int verbReconcile(std::span<const std::string_view> args)
+{
+	constexpr std::string_view Synopsis = "[NAME] [--timeout SECONDS] [--progress] [--verbose]";
+	const auto options = parseVerbOptions(args, OptionTimeout | OptionProgress | OptionVerbose);
+	if (!options)
+		return usageError("reconcile", options.error().message, Synopsis);
+	const auto name = oneVolumeName(*options, false);
+	if (!name)
+		return usageError("reconcile", name.error().message, Synopsis);
+
+	WaitSettings settings;
+	settings.timeoutSeconds = options->timeoutSeconds;
+	settings.progress = wantProgress(*options);
+	settings.volume = *name;
+	auto bus = BusClient::open();
+	const Result<void> done = bus ? bus->reconcile(*name, settings)
+				      : Result<void>(tl::make_unexpected(bus.error()));
+	if (!done)
+		return reportFailure(name->empty() ? "reconcile" : "reconcile " + *name,
+				     done.error());
+	if (options->verbose)
+		std::printf("%s: reconciled\n", name->empty() ? "every volume" : name->c_str());
+	return ExitOk;
+}
+
+int verbReload(std::span<const std::string_view> args)
+{
+	constexpr std::string_view Synopsis = "[--timeout SECONDS] [--verbose]";
+	const auto options = parseVerbOptions(args, OptionTimeout | OptionVerbose);
+	if (!options)
+		return usageError("reload", options.error().message, Synopsis);
+	if (!options->operands.empty())
+		return usageError("reload", "takes no arguments", Synopsis);
+
+	WaitSettings settings;
+	settings.timeoutSeconds = options->timeoutSeconds;
+	auto bus = BusClient::open();
+	const Result<void> done =
+		bus ? bus->reload(settings) : Result<void>(tl::make_unexpected(bus.error()));
+	if (!done)
+		return reportFailure("reload", done.error());
+	if (options->verbose)
+		std::printf("reloaded\n");
+	return ExitOk;
+}
+
+} /* namespace rbdvolume::cli */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl status [NAME] [--json]`: everything the daemon shows of its volumes. */
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/bus_client.hpp"
+#include "cli/bus_errors.hpp"
+#include "cli/status_format.hpp"
+#include "cli/verb_options.hpp"
+#include "cli/verbs.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+constexpr std::string_view Synopsis = "[NAME] [--json]";
+
+Result<std::vector<VolumeView>> oneVolume(BusClient &bus, const std::string &name)
+{
+	auto path = bus.volumePath(name);
+	if (!path)
+		return tl::make_unexpected(path.error());
+	auto view = bus.volumeView(*path);
+	if (!view)
+		return tl::make_unexpected(view.error());
+	return std::vector<VolumeView>{ std::move(*view) };
+}
+
+Result<std::vector<VolumeView>> everyVolume(BusClient &bus)
+{
+	auto volumes = bus.listVolumes();
+	if (!volumes)
+		return tl::make_unexpected(volumes.error());
+	std::vector<VolumeView> views;
+	for (const VolumeSummary &volume : *volumes) {
+		auto view = bus.volumeView(volume.objectPath);
+		/* A volume removed since the list was read is no longer there to show. */
+		if (!view && view.error().code == Errc::NotFound)
+			continue;
+		if (!view)
+			return tl::make_unexpected(view.error());
+		views.push_back(std::move(*view));
+	}
+	return views;
+}
+
+} /* namespace */
+
+/* Exit 0 whenever the volumes are shown, whatever their phase: status reports, it does not judge. */
+int verbStatus(std::span<const std::string_view> args)
+{
+	const auto options = parseVerbOptions(args, OptionJson);
+	if (!options)
+		return usageError("status", options.error().message, Synopsis);
+	const auto name = oneVolumeName(*options, false);
+	if (!name)
+		return usageError("status", name.error().message, Synopsis);
+
+	auto bus = BusClient::open();
+	auto views = !bus ? Result<std::vector<VolumeView>>(tl::make_unexpected(bus.error()))
+		     : name->empty() ? everyVolume(*bus)
+				     : oneVolume(*bus, *name);
+	if (!views)
+		return reportFailure(name->empty() ? "status" : "status " + *name, views.error());
+	const std::string text =
+		options->json ? formatStatusJson(*views) : formatStatusText(*views);
+	std::fputs(text.c_str(), stdout);
+	return ExitOk;
+}
+
+} /* namespace rbdvolume::cli */

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/bus_api.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string_view>
+
+#include "common/errno_text.hpp"
+
+namespace rbdvolume::daemon {
+
+namespace {
+
+constexpr const char *ErrorNoSuchVolume = "org.rbdvolume1.Error.NoSuchVolume";
+constexpr const char *ErrorSpecInvalid = "org.rbdvolume1.Error.SpecInvalid";
+constexpr const char *ErrorShuttingDown = "org.rbdvolume1.Error.ShuttingDown";
+
+BusApi &api(void *userdata)
+{
+	return *static_cast<BusApi *>(userdata);
+}
+
+/* The error name for a request the reconciler refused before any work. */
+const char *refusalName(const Error &error)
+{
+	switch (error.code) {
+	case Errc::NotFound:
+		return ErrorNoSuchVolume;
+	case Errc::InvalidArgument:
+		return ErrorSpecInvalid;
+	case Errc::Busy:
+		return ErrorShuttingDown;
+	default:
+		return busErrorName(error.code);
+	}
+}
+
+int replyError(sd_bus_message *message, const char *name, const std::string &text)
+{
+	return sd_bus_reply_method_errorf(message, name, "%s", text.c_str());
+}
+
+/* Mutations are for root; the bus policy says so too, this holds on any bus. */
+int requireRoot(sd_bus_message *message)
+{
+	sd_bus_creds *creds = nullptr;
+	int r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT,
+					  &creds);
+	uid_t uid = 1;
+	if (r >= 0)
+		r = sd_bus_creds_get_euid(creds, &uid);
+	sd_bus_creds_unref(creds);
+	if (r >= 0 && uid == 0)
+		return 0;
+	(void)replyError(message, SD_BUS_ERROR_ACCESS_DENIED,
+			 "only root may change volumes; reading status is open to all");
+	return -EACCES;
+}
+
+/* The error name for a waiting call: those the reconciler dropped on stopping are ShuttingDown. */
+const char *laterErrorName(const Error &error)
+{
+	if (error.code == Errc::Busy && error.sysErrno == ESHUTDOWN)
+		return ErrorShuttingDown;
+	return busErrorName(error.code);
+}
+
+/* A reply that comes later: keeps the call's message until the work is over. */
+Reconciler::Reply laterReply(sd_bus_message *message)
+{
+	MessagePtr kept(sd_bus_message_ref(message));
+	auto shared = std::make_shared<MessagePtr>(std::move(kept));
+	return [shared](const Error *error) {
+		sd_bus_message *call = shared->get();
+		if (error == nullptr)
+			(void)sd_bus_reply_method_return(call, nullptr);
+		else
+			(void)replyError(call, laterErrorName(*error), error->message);
+	};
+}
+
+int methodListVolumes(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	Reconciler &reconciler = api(userdata).reconciler();
+	sd_bus_message *reply = nullptr;
+	int r = sd_bus_message_new_method_return(message, &reply);
+	const MessagePtr owned(reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ssso)");
+	for (const std::string &name : reconciler.names()) {
+		const VolumeStatus *status = reconciler.status(name);
+		if (r >= 0)
+			r = sd_bus_message_append(reply, "(ssso)", name.c_str(),
+						  status->intent.c_str(), status->phase.c_str(),
+						  BusApi::volumePath(name).c_str());
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(nullptr, reply, nullptr);
+	return r;
+}
+
+int methodGetVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	const char *name = nullptr;
+	if (const int r = sd_bus_message_read(message, "s", &name); r < 0)
+		return r;
+	if (api(userdata).reconciler().status(name) == nullptr)
+		return replyError(message, ErrorNoSuchVolume,
+				  std::string("no volume '") + name + "'");
+	return sd_bus_reply_method_return(message, "o", BusApi::volumePath(name).c_str());
+}
+
+int methodPlanVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	const char *name = nullptr;
+	const char *intentText = nullptr;
+	if (const int r = sd_bus_message_read(message, "ss", &name, &intentText); r < 0)
+		return r;
+	const std::string wanted = intentText;
+	if (!wanted.empty() && wanted != "up" && wanted != "down")
+		return replyError(message, SD_BUS_ERROR_INVALID_ARGS,
+				  R"(intent is "", "up" or "down", not ")" + wanted + "\"");
+	std::optional<Intent> intent;
+	if (!wanted.empty())
+		intent = wanted == "up" ? Intent::Up : Intent::Down;
+	auto shared = std::make_shared<MessagePtr>(sd_bus_message_ref(message));
+	auto started = api(userdata).reconciler().plan(
+		name, intent, [shared](const Result<std::string> &plan) {
+			if (plan)
+				(void)sd_bus_reply_method_return(shared->get(), "s", plan->c_str());
+			else
+				(void)replyError(shared->get(), busErrorName(plan.error().code),
+						 plan.error().message);
+		});
+	if (!started)
+		return replyError(message, refusalName(started.error()), started.error().message);
+	return 1;
+}
+
+int setIntent(sd_bus_message *message, void *userdata, Intent intent)
+{
+	if (const int r = requireRoot(message); r < 0)
+		return 0; /* replied already */
+	const char *name = nullptr;
+	int wait = 0;
+	if (const int r = sd_bus_message_read(message, "sb", &name, &wait); r < 0)
+		return r;
+	auto accepted = api(userdata).reconciler().setIntent(
+		name, intent, wait != 0 ? laterReply(message) : nullptr);
+	if (!accepted)
+		return replyError(message, refusalName(accepted.error()), accepted.error().message);
+	return wait != 0 ? 1 : sd_bus_reply_method_return(message, nullptr);
+}
+
+int methodUp(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	return setIntent(message, userdata, Intent::Up);
+}
+
+int methodDown(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	return setIntent(message, userdata, Intent::Down);
+}
+
+int methodReconcile(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	if (const int r = requireRoot(message); r < 0)
+		return 0;
+	const char *name = nullptr;
+	if (const int r = sd_bus_message_read(message, "s", &name); r < 0)
+		return r;
+	auto started = api(userdata).reconciler().reconcile(name, laterReply(message));
+	if (!started)
+		return replyError(message, refusalName(started.error()), started.error().message);
+	return 1;
+}
+
+int methodReload(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	if (const int r = requireRoot(message); r < 0)
+		return 0;
+	api(userdata).reconciler().reload(laterReply(message));
+	return 1;
+}
+
+int propertyVersion(sd_bus * /*bus*/, const char * /*path*/, const char * /*interface*/,
+		    const char * /*property*/, sd_bus_message *reply, void * /*userdata*/,
+		    sd_bus_error * /*error*/)
+{
+	return sd_bus_message_append(reply, "s", RBDV_VERSION);
+}
+
+int propertySummary(sd_bus * /*bus*/, const char * /*path*/, const char * /*interface*/,
+		    const char * /*property*/, sd_bus_message *reply, void *userdata,
+		    sd_bus_error * /*error*/)
+{
+	return sd_bus_message_append(reply, "s", api(userdata).reconciler().summary().c_str());
+}
+
+const sd_bus_vtable ManagerVtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD_WITH_ARGS("ListVolumes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssso)", volumes),
+				methodListVolumes, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetVolume", SD_BUS_ARGS("s", name), SD_BUS_RESULT("o", volume),
+				methodGetVolume, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("PlanVolume", SD_BUS_ARGS("s", name, "s", intent),
+				SD_BUS_RESULT("s", plan), methodPlanVolume,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Up", SD_BUS_ARGS("s", name, "b", wait), SD_BUS_NO_RESULT, methodUp,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Down", SD_BUS_ARGS("s", name, "b", wait), SD_BUS_NO_RESULT,
+				methodDown, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reconcile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,
+				methodReconcile, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, methodReload,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_PROPERTY("Version", "s", propertyVersion, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Summary", "s", propertySummary, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_VTABLE_END,
+};
+
+/* The volume of the object a property is read on. */
+const VolumeStatus *statusAt(void *userdata, const char *path)
+{
+	return api(userdata).reconciler().status(BusApi::volumeName(path));
+}
+
+int appendString(sd_bus_message *reply, const std::string &value)
+{
+	return sd_bus_message_append(reply, "s", value.c_str());
+}
+
+int propertyName(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		 const char * /*property*/, sd_bus_message *reply, void *userdata,
+		 sd_bus_error * /*error*/)
+{
+	return statusAt(userdata, path) == nullptr ? -ENOENT
+						   : appendString(reply, BusApi::volumeName(path));
+}
+
+/* Every string property but Name, by its member of VolumeStatus. */
+int propertyString(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		   const char *property, sd_bus_message *reply, void *userdata,
+		   sd_bus_error * /*error*/)
+{
+	static const std::map<std::string_view, std::string VolumeStatus::*> members = {
+		{ "SpecFile", &VolumeStatus::specFile },
+		{ "Intent", &VolumeStatus::intent },
+		{ "Phase", &VolumeStatus::phase },
+		{ "Stage", &VolumeStatus::stage },
+		{ "Activity", &VolumeStatus::activity },
+		{ "Device", &VolumeStatus::device },
+		{ "StagingPath", &VolumeStatus::stagingPath },
+	};
+	const VolumeStatus *status = statusAt(userdata, path);
+	const auto member = members.find(property);
+	if (status == nullptr || member == members.end())
+		return -ENOENT;
+	return appendString(reply, status->*(member->second));
+}
+
+int propertyBusy(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		 const char * /*property*/, sd_bus_message *reply, void *userdata,
+		 sd_bus_error * /*error*/)
+{
+	const VolumeStatus *status = statusAt(userdata, path);
+	return status == nullptr ? -ENOENT
+				 : sd_bus_message_append(reply, "b", status->busy ? 1 : 0);
+}
+
+int propertyPublishTargets(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+			   const char * /*property*/, sd_bus_message *reply, void *userdata,
+			   sd_bus_error * /*error*/)
+{
+	const VolumeStatus *status = statusAt(userdata, path);
+	if (status == nullptr)
+		return -ENOENT;
+	int r = sd_bus_message_open_container(reply, 'a', "s");
+	for (const std::string &target : status->publishTargets) {
+		if (r >= 0)
+			r = appendString(reply, target);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+int propertyConditions(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		       const char * /*property*/, sd_bus_message *reply, void *userdata,
+		       sd_bus_error * /*error*/)
+{
+	const VolumeStatus *status = statusAt(userdata, path);
+	if (status == nullptr)
+		return -ENOENT;
+	int r = sd_bus_message_open_container(reply, 'a', "(ss)");
+	for (const Condition &condition : status->conditions) {
+		if (r >= 0)
+			r = sd_bus_message_append(reply, "(ss)", condition.type.c_str(),
+						  condition.message.c_str());
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+int propertyLastError(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		      const char * /*property*/, sd_bus_message *reply, void *userdata,
+		      sd_bus_error * /*error*/)
+{
+	const VolumeStatus *status = statusAt(userdata, path);
+	if (status == nullptr)
+		return -ENOENT;
+	return sd_bus_message_append(reply, "(ss)", status->lastErrorName.c_str(),
+				     status->lastErrorMessage.c_str());
+}
+
+int propertyGeneration(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		       const char *property, sd_bus_message *reply, void *userdata,
+		       sd_bus_error * /*error*/)
+{
+	const VolumeStatus *status = statusAt(userdata, path);
+	if (status == nullptr)
+		return -ENOENT;
+	const bool observed = std::string_view(property) == "ObservedGeneration";
+	return sd_bus_message_append(reply, "t",
+				     observed ? status->observedGeneration : status->generation);
+}
+
+constexpr uint64_t Emits = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
+
+const sd_bus_vtable VolumeVtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Name", "s", propertyName, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("SpecFile", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("Intent", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("Phase", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("Stage", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("Busy", "b", propertyBusy, 0, Emits),
+	SD_BUS_PROPERTY("Activity", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("Device", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("StagingPath", "s", propertyString, 0, Emits),
+	SD_BUS_PROPERTY("PublishTargets", "as", propertyPublishTargets, 0, Emits),
+	SD_BUS_PROPERTY("Conditions", "a(ss)", propertyConditions, 0, Emits),
+	SD_BUS_PROPERTY("LastError", "(ss)", propertyLastError, 0, Emits),
+	SD_BUS_PROPERTY("Generation", "t", propertyGeneration, 0, Emits),
+	SD_BUS_PROPERTY("ObservedGeneration", "t", propertyGeneration, 0, Emits),
+	SD_BUS_VTABLE_END,
+};
+
+int findVolume(sd_bus * /*bus*/, const char *path, const char * /*interface*/, void *userdata,
+	       void **found, sd_bus_error * /*error*/)
+{
+	if (api(userdata).reconciler().status(BusApi::volumeName(path)) == nullptr)
+		return 0;
+	*found = userdata;
+	return 1;
+}
+
+int enumerateVolumes(sd_bus * /*bus*/, const char * /*prefix*/, void *userdata, char ***nodes,
+		     sd_bus_error * /*error*/)
+{
+	const std::vector<std::string> names = api(userdata).reconciler().names();
+	/* NOLINTNEXTLINE(cppcoreguidelines-no-malloc): sd-bus frees the list */
+	auto **list = static_cast<char **>(calloc(names.size() + 1, sizeof(char *)));
+	if (list == nullptr)
+		return -ENOMEM;
+	for (size_t i = 0; i < names.size(); i++)
+		list[i] = strdup(BusApi::volumePath(names[i]).c_str());
+	*nodes = list;
+	return 0;
+}
+
+/* The properties whose values differ between two statuses. */
+std::vector<std::string> changedProperties(const VolumeStatus &a, const VolumeStatus &b)
+{
+	std::vector<std::string> names;
+	const auto check = [&names](bool differs, const char *name) {
+		if (differs)
+			names.emplace_back(name);
+	};
+	check(a.specFile != b.specFile, "SpecFile");
+	check(a.intent != b.intent, "Intent");
+	check(a.phase != b.phase, "Phase");
+	check(a.stage != b.stage, "Stage");
+	check(a.busy != b.busy, "Busy");
+	check(a.activity != b.activity, "Activity");
+	check(a.device != b.device, "Device");
+	check(a.stagingPath != b.stagingPath, "StagingPath");
+	check(a.publishTargets != b.publishTargets, "PublishTargets");
+	check(a.conditions != b.conditions, "Conditions");
+	check(a.lastErrorName != b.lastErrorName || a.lastErrorMessage != b.lastErrorMessage,
+	      "LastError");
+	check(a.generation != b.generation, "Generation");
+	check(a.observedGeneration != b.observedGeneration, "ObservedGeneration");
+	return names;
+}
+
+} /* namespace */
+
+std::string BusApi::volumePath(const std::string &name)
+{
+	char *path = nullptr;
+	if (sd_bus_path_encode(VolumePathPrefix, name.c_str(), &path) < 0)
+		return VolumePathPrefix;
+	std::string result = path;
+	free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
+	return result;
+}
+
+std::string BusApi::volumeName(const char *path)
+{
+	char *name = nullptr;
+	if (sd_bus_path_decode(path, VolumePathPrefix, &name) <= 0 || name == nullptr)
+		return "";
+	std::string result = name;
+	free(name); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
+	return result;
+}
+
+Result<void> BusApi::attach()
+{
+	/* `slot` is read once the call that sets it ran: an argument could be read before. */
+	sd_bus_slot *slot = nullptr;
+	const auto add = [this, &slot](int r, const char *what) -> Result<void> {
+		if (r < 0)
+			return fail(Errc::Io,
+				    std::string("cannot register ") + what + ": " + errnoText(-r),
+				    -r);
+		slots_.emplace_back(slot);
+		return {};
+	};
+	Result<void> done = add(sd_bus_add_object_vtable(bus_, &slot, ManagerPath, ManagerInterface,
+							 ManagerVtable, this),
+				"the manager");
+	if (done)
+		done = add(sd_bus_add_fallback_vtable(bus_, &slot, VolumePathPrefix,
+						      VolumeInterface, VolumeVtable, findVolume,
+						      this),
+			   "the volume objects");
+	if (done)
+		done = add(sd_bus_add_node_enumerator(bus_, &slot, VolumePathPrefix,
+						      enumerateVolumes, this),
+			   "the volume enumerator");
+	if (done)
+		done = add(sd_bus_add_object_manager(bus_, &slot, ManagerPath),
+			   "the object manager");
+	return done;
+}
+
+void BusApi::volumeAdded(const std::string &name)
+{
+	(void)sd_bus_emit_interfaces_added(bus_, volumePath(name).c_str(), VolumeInterface,
+					   nullptr);
+	if (const VolumeStatus *status = reconciler_.status(name))
+		emitted_[name] = *status;
+	scheduleEmit();
+}
+
+void BusApi::volumeRemoved(const std::string &name)
+{
+	(void)sd_bus_emit_interfaces_removed(bus_, volumePath(name).c_str(), VolumeInterface,
+					     nullptr);
+	emitted_.erase(name);
+	changed_.erase(name);
+	scheduleEmit();
+}
+
+void BusApi::statusChanged(const std::string &name)
+{
+	changed_.insert(name);
+	scheduleEmit();
+}
+
+void BusApi::scheduleEmit()
+{
+	if (!emitSource_) {
+		sd_event_source *source = nullptr;
+		const auto onDefer = [](sd_event_source * /*unused*/, void *self) {
+			static_cast<BusApi *>(self)->emitChanges();
+			return 0;
+		};
+		if (sd_event_add_defer(event_, &source, onDefer, this) < 0)
+			return;
+		emitSource_.reset(source);
+	}
+	(void)sd_event_source_set_enabled(emitSource_.get(), SD_EVENT_ONESHOT);
+}
+
+void BusApi::emitChanges()
+{
+	for (const std::string &name : std::exchange(changed_, {})) {
+		const VolumeStatus *status = reconciler_.status(name);
+		if (status == nullptr)
+			continue;
+		std::vector<std::string> names = changedProperties(emitted_[name], *status);
+		emitted_[name] = *status;
+		if (names.empty())
+			continue;
+		std::vector<char *> list;
+		list.reserve(names.size() + 1);
+		for (std::string &property : names)
+			list.push_back(property.data());
+		list.push_back(nullptr);
+		(void)sd_bus_emit_properties_changed_strv(bus_, volumePath(name).c_str(),
+							  VolumeInterface, list.data());
+	}
+	std::string summary = reconciler_.summary();
+	if (summary != emittedSummary_) {
+		emittedSummary_ = std::move(summary);
+		(void)sd_bus_emit_properties_changed(bus_, ManagerPath, ManagerInterface, "Summary",
+						     nullptr);
+	}
+}
+
+} /* namespace rbdvolume::daemon */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * BusApi: org.rbdvolume1 on a bus (org.rbdvolume1.xml is the contract). The
+ * Manager at /org/rbdvolume1, one Volume object per volume under
+ * /org/rbdvolume1/volume, and an object manager. Mutating calls are for root
+ * and reply when the work is over; status changes become PropertiesChanged,
+ * coalesced by a defer source so one pass sends one signal per volume.
+ */
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "daemon/reconciler.hpp"
+#include "daemon/sd_ptr.hpp"
+
+namespace rbdvolume::daemon {
+
+inline constexpr const char *BusName = "org.rbdvolume1";
+inline constexpr const char *ManagerPath = "/org/rbdvolume1";
+inline constexpr const char *VolumePathPrefix = "/org/rbdvolume1/volume";
+inline constexpr const char *ManagerInterface = "org.rbdvolume1.Manager";
+inline constexpr const char *VolumeInterface = "org.rbdvolume1.Volume";
+
+class BusApi : public ReconcilerListener
+{
+public:
+	BusApi(sd_bus *bus, sd_event *event, Reconciler &reconciler)
+		: bus_(bus), event_(event), reconciler_(reconciler)
+	{
+	}
+
+	/* Registers the objects (the caller then requests the name). */
+	Result<void> attach();
+
+	void volumeAdded(const std::string &name) override;
+	void volumeRemoved(const std::string &name) override;
+	void statusChanged(const std::string &name) override;
+
+	/* For the vtables' C callbacks. */
+	Reconciler &reconciler() { return reconciler_; }
+	static std::string volumePath(const std::string &name);
+	/* The volume's name from its object path; "" when not a volume path. */
+	static std::string volumeName(const char *path);
+
+private:
+	void scheduleEmit();
+	void emitChanges();
+
+	sd_bus *bus_;
+	sd_event *event_;
+	Reconciler &reconciler_;
+	std::vector<SlotPtr> slots_;
+	SourcePtr emitSource_;
+	std::set<std::string> changed_;
+	std::map<std::string, VolumeStatus> emitted_;
+	std::string emittedSummary_;
+};
+
+} /* namespace rbdvolume::daemon */

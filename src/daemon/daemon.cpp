@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/daemon.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+
+#include <sys/inotify.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "common/errno_text.hpp"
+#include "common/paths.hpp"
+#include "daemon/bus_api.hpp"
+#include "daemon/intent_files.hpp"
+#include "daemon/real_host.hpp"
+#include "daemon/reconciler.hpp"
+#include "daemon/spec_store.hpp"
+#include "daemon/worker_pool.hpp"
+#include "host/fs_util.hpp"
+#include "host/mount_monitor.hpp"
+#include "spec/spec_locate.hpp"
+
+namespace rbdvolume::daemon {
+
+namespace {
+
+/* Editors write a spec in several steps: wait this long after the last event. */
+constexpr uint64_t SpecSettleUsec = 100 * 1000;
+
+uint64_t usecOf(std::chrono::milliseconds duration)
+{
+	return static_cast<uint64_t>(duration.count()) * 1000;
+}
+
+/* Everything the loop's callbacks reach, alive as long as the loop runs. */
+struct Loop {
+	sd_event *event = nullptr;
+	Reconciler *reconciler = nullptr;
+	MountMonitor *monitor = nullptr;
+	WorkerPool *pool = nullptr;
+	bool ready = false;
+	SourcePtr specSettle;
+	SourcePtr resync;
+	uint64_t resyncUsec = 0;
+	bool watchdog = false;
+	bool stopping = false;
+	std::string status;
+
+	/* systemctl status shows the summary; sent only when it changed. */
+	void notifyStatus()
+	{
+		std::string now = "STATUS=" + reconciler->summary();
+		if (now == status)
+			return;
+		status = std::move(now);
+		(void)sd_notify(0, status.c_str());
+	}
+};
+
+int onSignal(sd_event_source * /*source*/, const signalfd_siginfo *info, void *data)
+{
+	auto &loop = *static_cast<Loop *>(data);
+	if (info->ssi_signo == SIGHUP) {
+		(void)sd_notify(0, "RELOADING=1");
+		loop.reconciler->reload(
+			[](const Error * /*unused*/) { (void)sd_notify(0, "READY=1"); });
+		return 0;
+	}
+	if (loop.stopping)
+		return 0;
+	loop.stopping = true;
+	(void)sd_notify(0, "STOPPING=1\nSTATUS=Waiting for running volume operations to end");
+	loop.reconciler->shutdown([&loop] { (void)sd_event_exit(loop.event, 0); });
+	return 0;
+}
+
+int onSpecSettled(sd_event_source * /*source*/, uint64_t /*usec*/, void *data)
+{
+	static_cast<Loop *>(data)->reconciler->reload(nullptr);
+	return 0;
+}
+
+int onSpecDirectory(sd_event_source * /*source*/, const inotify_event * /*event*/, void *data)
+{
+	auto &loop = *static_cast<Loop *>(data);
+	uint64_t now = 0;
+	(void)sd_event_now(loop.event, CLOCK_MONOTONIC, &now);
+	(void)sd_event_source_set_time(loop.specSettle.get(), now + SpecSettleUsec);
+	(void)sd_event_source_set_enabled(loop.specSettle.get(), SD_EVENT_ONESHOT);
+	return 0;
+}
+
+int onMountTable(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/, void *data)
+{
+	auto &loop = *static_cast<Loop *>(data);
+	if (loop.monitor->drain())
+		loop.reconciler->requestSurvey();
+	return 0;
+}
+
+/* The one periodic wakeup: resync, and tell the watchdog the loop is alive. */
+int onResync(sd_event_source *source, uint64_t usec, void *data)
+{
+	auto &loop = *static_cast<Loop *>(data);
+	if (loop.watchdog)
+		(void)sd_notify(0, "WATCHDOG=1");
+	loop.notifyStatus();
+	loop.reconciler->requestSurvey();
+	(void)sd_event_source_set_time(source, usec + loop.resyncUsec);
+	return 0;
+}
+
+int onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/, void *data)
+{
+	auto &loop = *static_cast<Loop *>(data);
+	loop.pool->runCompletions();
+	if (!loop.stopping && loop.ready)
+		loop.notifyStatus();
+	return 0;
+}
+
+Result<void> check(int r, const std::string &what)
+{
+	if (r < 0)
+		return fail(Errc::Io, what + ": " + errnoText(-r), -r);
+	return {};
+}
+
+Result<void> makeRuntimeDirectories()
+{
+	for (const std::string_view dir :
+	     { paths::RuntimeDir, paths::RuntimeSpecDir, paths::IntentDir, paths::OwnershipDir,
+	       paths::StagingRoot, paths::AdminSpecDir }) {
+		if (auto made = makeDirectories(std::string(dir), 0755); !made)
+			return made;
+	}
+	return {};
+}
+
+class Daemon
+{
+public:
+	explicit Daemon(const DaemonConfig &config)
+		: config_(config), host_(config),
+		  specs_(defaultSpecDirs(), config.allowedMountRoots),
+		  intents_(std::string(paths::IntentDir))
+	{
+	}
+
+	Result<void> run();
+
+private:
+	Result<void> setUpEvents();
+	Result<void> setUpBus();
+
+	const DaemonConfig &config_;
+	RealHost host_;
+	SpecStore specs_;
+	IntentFiles intents_;
+	EventPtr event_;
+	BusPtr bus_;
+	std::unique_ptr<WorkerPool> pool_;
+	std::unique_ptr<Reconciler> reconciler_;
+	std::unique_ptr<BusApi> api_;
+	std::unique_ptr<MountMonitor> monitor_;
+	std::vector<SourcePtr> sources_;
+	Loop loop_;
+};
+
+Result<void> Daemon::setUpEvents()
+{
+	sd_event *event = nullptr;
+	if (auto r = check(sd_event_default(&event), "cannot create the event loop"); !r)
+		return r;
+	event_.reset(event);
+	loop_.event = event;
+
+	sigset_t signals;
+	sigemptyset(&signals);
+	for (const int signal : { SIGTERM, SIGINT, SIGHUP })
+		sigaddset(&signals, signal);
+	/* Blocked before the workers start, so only the loop's signalfd sees them. */
+	(void)sigprocmask(SIG_BLOCK, &signals, nullptr);
+	for (const int signal : { SIGTERM, SIGINT, SIGHUP }) {
+		sd_event_source *source = nullptr;
+		if (auto r = check(sd_event_add_signal(event, &source, signal, onSignal, &loop_),
+				   "cannot watch signals");
+		    !r)
+			return r;
+		sources_.emplace_back(source);
+	}
+
+	auto pool = WorkerPool::create(config_.workers);
+	if (!pool)
+		return tl::make_unexpected(pool.error());
+	pool_ = std::move(*pool);
+	loop_.pool = pool_.get();
+	sd_event_source *source = nullptr;
+	if (auto r = check(
+		    sd_event_add_io(event, &source, pool_->fd(), EPOLLIN, onCompletions, &loop_),
+		    "cannot watch the workers");
+	    !r)
+		return r;
+	sources_.emplace_back(source);
+
+	auto monitor = MountMonitor::create();
+	if (!monitor)
+		return tl::make_unexpected(monitor.error());
+	monitor_ = std::move(*monitor);
+	loop_.monitor = monitor_.get();
+	if (auto r = check(
+		    sd_event_add_io(event, &source, monitor_->fd(), EPOLLIN, onMountTable, &loop_),
+		    "cannot watch the mount table");
+	    !r)
+		return r;
+	sources_.emplace_back(source);
+
+	for (const std::string &dir : defaultSpecDirs()) {
+		const uint32_t mask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MOVED_FROM |
+				      IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR;
+		if (auto r = check(sd_event_add_inotify(event, &source, dir.c_str(), mask,
+							onSpecDirectory, &loop_),
+				   "cannot watch " + dir);
+		    !r)
+			return r;
+		sources_.emplace_back(source);
+	}
+	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, UINT64_MAX, 0,
+					     onSpecSettled, &loop_),
+			   "cannot create a timer");
+	    !r)
+		return r;
+	loop_.specSettle.reset(source);
+	(void)sd_event_source_set_enabled(source, SD_EVENT_OFF);
+
+	/* The resync tick doubles as the watchdog ping: idle, it is the only wakeup. */
+	uint64_t watchdogUsec = 0;
+	loop_.watchdog = sd_watchdog_enabled(0, &watchdogUsec) > 0;
+	loop_.resyncUsec = usecOf(config_.resyncInterval);
+	if (loop_.watchdog)
+		loop_.resyncUsec = std::min(loop_.resyncUsec, watchdogUsec / 2);
+	uint64_t now = 0;
+	(void)sd_event_now(event, CLOCK_MONOTONIC, &now);
+	if (auto r =
+		    check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + loop_.resyncUsec,
+					    loop_.resyncUsec / 10, onResync, &loop_),
+			  "cannot create the resync timer");
+	    !r)
+		return r;
+	loop_.resync.reset(source);
+	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
+	return {};
+}
+
+Result<void> Daemon::setUpBus()
+{
+	sd_bus *bus = nullptr;
+	if (auto r = check(sd_bus_open_system(&bus), "cannot connect to the system bus"); !r)
+		return r;
+	bus_.reset(bus);
+	api_ = std::make_unique<BusApi>(bus, event_.get(), *reconciler_);
+	reconciler_->setListener(api_.get());
+	if (auto attached = api_->attach(); !attached)
+		return attached;
+	if (auto r = check(sd_bus_attach_event(bus, event_.get(), SD_EVENT_PRIORITY_NORMAL),
+			   "cannot attach the bus to the loop");
+	    !r)
+		return r;
+	/* The bus going away (dbus restarted) ends us; systemd starts us again. */
+	(void)sd_bus_set_exit_on_disconnect(bus, 1);
+	return check(sd_bus_request_name(bus, BusName, 0),
+		     std::string("cannot own ") + BusName + " (is another rbd-volumed running?)");
+}
+
+Result<void> Daemon::run()
+{
+	if (auto made = makeRuntimeDirectories(); !made)
+		return made;
+	if (auto events = setUpEvents(); !events)
+		return events;
+	reconciler_ = std::make_unique<Reconciler>(
+		event_.get(), host_.host(), *pool_, specs_, intents_,
+		ReconcilerSettings{ config_.maxPassesPerTrigger, config_.backoffInitial,
+				    config_.backoffMax });
+	loop_.reconciler = reconciler_.get();
+	if (auto bus = setUpBus(); !bus)
+		return bus;
+	Loop &loop = loop_;
+	auto started = reconciler_->start([&loop] {
+		(void)sd_notify(0, "READY=1");
+		loop.ready = true;
+		loop.notifyStatus();
+		std::fprintf(stderr, "<6>ready: %s\n", loop.reconciler->summary().c_str());
+	});
+	if (!started)
+		return started;
+	if (auto r = check(sd_event_loop(event_.get()), "the event loop failed"); !r)
+		return r;
+	/* Workers finish before the objects their completions reach go away. */
+	pool_.reset();
+	return {};
+}
+
+} /* namespace */
+
+int runDaemon(const DaemonConfig &config)
+{
+	Daemon daemon(config);
+	auto ran = daemon.run();
+	if (!ran) {
+		std::fprintf(stderr, "<3>%s\n", ran.error().message.c_str());
+		(void)sd_notifyf(0, "STATUS=Failed: %s\nERRNO=%d", ran.error().message.c_str(),
+				 ran.error().sysErrno);
+		return 1;
+	}
+	return 0;
+}
+
+} /* namespace rbdvolume::daemon */

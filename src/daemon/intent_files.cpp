@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/intent_files.hpp"
+
+#include <filesystem>
+#include <unistd.h>
+
+#include "common/volume_name.hpp"
+#include "host/fs_util.hpp"
+
+namespace rbdvolume::daemon {
+
+namespace {
+
+/* NAME.tmpXXXXXX, what writeFileAtomic() leaves when interrupted: a valid volume name too. */
+bool isTemporary(const std::string &name)
+{
+	const size_t dot = name.rfind(".tmp");
+	return dot != std::string::npos && name.size() - dot == 10;
+}
+
+} /* namespace */
+
+std::map<std::string, Intent> IntentFiles::loadAll() const
+{
+	std::map<std::string, Intent> intents;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(directory_, ec)) {
+		const std::string name = entry.path().filename().string();
+		if (!isValidVolumeName(name) || isTemporary(name))
+			continue;
+		auto text = readFile(entry.path().string());
+		if (!text || !*text)
+			continue;
+		const std::string value = (*text)->substr(0, (*text)->find('\n'));
+		if (value == "up")
+			intents[name] = Intent::Up;
+		else if (value == "down")
+			intents[name] = Intent::Down;
+	}
+	return intents;
+}
+
+Result<void> IntentFiles::save(const std::string &volume, Intent intent) const
+{
+	if (auto made = makeDirectories(directory_, 0755); !made)
+		return made;
+	return writeFileAtomic(directory_ + "/" + volume, std::string(intentName(intent)) + "\n",
+			       0644);
+}
+
+void IntentFiles::remove(const std::string &volume) const
+{
+	(void)unlink((directory_ + "/" + volume).c_str());
+}
+
+} /* namespace rbdvolume::daemon */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volumed: reconciles RBD volume specs into mapped, mounted volumes. */
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "common/paths.hpp"
+#include "daemon/daemon.hpp"
+
+namespace {
+
+int usage(std::FILE *out, int status)
+{
+	std::fprintf(out,
+		     "Usage: rbd-volumed [--config FILE]\n\n"
+		     "Reconciles the volume specs in %s and %s.\n"
+		     "Run it as rbd-volumed.service; control it with rbd-volumectl.\n\n"
+		     "  --config FILE  daemon settings (default %s; missing: defaults)\n"
+		     "  --version      print the version\n",
+		     std::string(rbdvolume::paths::AdminSpecDir).c_str(),
+		     std::string(rbdvolume::paths::RuntimeSpecDir).c_str(),
+		     std::string(rbdvolume::paths::DaemonConfig).c_str());
+	return status;
+}
+
+int run(int argc, char *argv[])
+{
+	std::string configFile(rbdvolume::paths::DaemonConfig);
+	for (int i = 1; i < argc; i++) {
+		const std::string_view arg = argv[i];
+		if (arg == "--help" || arg == "-h")
+			return usage(stdout, 0);
+		if (arg == "--version") {
+			std::printf("rbd-volumed %s\n", RBDV_VERSION);
+			return 0;
+		}
+		if (arg == "--config" && i + 1 < argc) {
+			configFile = argv[++i];
+			continue;
+		}
+		std::fprintf(stderr, "rbd-volumed: unknown argument '%s'\n\n", argv[i]);
+		return usage(stderr, 2);
+	}
+	const rbdvolume::DaemonConfigOutcome config = rbdvolume::loadDaemonConfig(configFile);
+	for (const rbdvolume::Diagnostic &problem : config.diagnostics)
+		std::fprintf(stderr, "<3>%s\n", problem.format().c_str());
+	if (!config.ok()) {
+		std::fprintf(stderr, "<3>rbd-volumed: %s is invalid; not starting\n",
+			     configFile.c_str());
+		return 78; /* EX_CONFIG: a restart cannot help */
+	}
+	return rbdvolume::daemon::runDaemon(config.config);
+}
+
+} /* namespace */
+
+int main(int argc, char *argv[])
+{
+	/* The process boundary: nothing escapes as an exception. */
+	try {
+		return run(argc, argv);
+	} catch (const std::exception &error) {
+		std::fprintf(stderr, "<2>rbd-volumed: internal error: %s\n", error.what());
+	} catch (...) {
+		std::fprintf(stderr, "<2>rbd-volumed: internal error\n");
+	}
+	return 1;
+}

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/reconciler.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <utility>
+
+#include "engine/reconcile.hpp"
+
+namespace rbdvolume::daemon {
+
+namespace {
+
+uint64_t monotonicUsec(sd_event *event)
+{
+	uint64_t now = 0;
+	(void)sd_event_now(event, CLOCK_MONOTONIC, &now);
+	return now;
+}
+
+std::string specProblemText(const std::string &name, const std::vector<Diagnostic> &problems)
+{
+	std::string text = "the spec of '" + name + "' is invalid";
+	for (const Diagnostic &problem : problems)
+		text += "\n" + problem.format();
+	return text;
+}
+
+Error conflictsError(const std::vector<Conflict> &conflicts)
+{
+	std::string text = "refused: ";
+	for (const Conflict &conflict : conflicts)
+		text += (&conflict == conflicts.data() ? "" : "; ") + conflictText(conflict);
+	return Error{ Errc::Conflict, text, 0 };
+}
+
+} /* namespace */
+
+Reconciler::Reconciler(sd_event *event, Host &host, WorkerPool &pool, SpecStore &specs,
+		       IntentFiles &intents, ReconcilerSettings settings)
+	: event_(event), host_(host), pool_(pool), specs_(specs), intents_(intents),
+	  settings_(settings)
+{
+}
+
+Result<void> Reconciler::start(std::function<void()> ready)
+{
+	const std::map<std::string, Intent> recorded = intents_.loadAll();
+	applySpecs(specs_.rescan());
+	for (const auto &[name, intent] : recorded) {
+		if (Volume *volume = find(name)) {
+			volume->facts.intent = intent;
+			refresh(name, *volume);
+		} else {
+			std::fprintf(stderr,
+				     "<4>intent '%s' recorded for '%s', which has no spec; "
+				     "ignored\n",
+				     intentName(intent), name.c_str());
+		}
+	}
+	ready_ = std::move(ready);
+	/* No volume is touched before this first survey: it adopts what exists. */
+	startSurvey();
+	return {};
+}
+
+void Reconciler::reload(Reply done)
+{
+	applySpecs(specs_.rescan());
+	if (done)
+		nextSurveyWaiters_.push_back(std::move(done));
+	startSurvey();
+}
+
+void Reconciler::requestSurvey()
+{
+	startSurvey();
+}
+
+Reconciler::Volume *Reconciler::find(const std::string &name)
+{
+	const auto found = volumes_.find(name);
+	return found == volumes_.end() ? nullptr : &found->second;
+}
+
+void Reconciler::applySpecs(const std::vector<std::string> &changed)
+{
+	for (const std::string &name : changed) {
+		const SpecEntry *entry = specs_.find(name);
+		if (entry == nullptr)
+			continue;
+		const bool added = !volumes_.contains(name);
+		Volume &volume = volumes_[name];
+		VolumeFacts &facts = volume.facts;
+		facts.specFile = entry->file;
+		facts.specProblems = entry->problems;
+		facts.specMissing = entry->missing;
+		facts.specUsable = entry->spec != nullptr;
+		facts.generation++;
+		for (const Diagnostic &problem : entry->problems)
+			std::fprintf(stderr, "<3>%s\n", problem.format().c_str());
+		if (entry->missing)
+			std::fprintf(stderr, "<4>%s: removed; volume '%s' is left as it is\n",
+				     entry->file.c_str(), name.c_str());
+		if (entry->spec != volume.spec) {
+			volume.spec = entry->spec;
+			volume.failures = 0;
+			volume.retry.reset();
+			/* Until the first survey the host is only observed, never changed. */
+			if (facts.intent && started_)
+				markDirty(volume, false);
+		}
+		if (added && listener_ != nullptr)
+			listener_->volumeAdded(name);
+		refresh(name, volume);
+		forgetIfGone(name);
+	}
+}
+
+Result<void> Reconciler::setIntent(const std::string &name, Intent intent, Reply done)
+{
+	Volume *volume = find(name);
+	if (volume == nullptr) {
+		/* Written a moment ago, before inotify's settle delay passed: look now. */
+		applySpecs(specs_.rescan());
+		volume = find(name);
+	}
+	if (volume == nullptr)
+		return fail(Errc::NotFound, "no volume '" + name + "': no spec " + name +
+						    ".toml in the spec directories");
+	if (stopping_)
+		return fail(Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN);
+	if (intent == Intent::Up && !volume->facts.specProblems.empty())
+		return fail(Errc::InvalidArgument,
+			    specProblemText(name, volume->facts.specProblems));
+	if (!volume->spec)
+		return fail(Errc::InvalidArgument,
+			    "'" + name + "' never had a valid spec: nothing to act on");
+	if (volume->facts.intent != intent) {
+		if (auto saved = intents_.save(name, intent); !saved)
+			return saved;
+		volume->facts.intent = intent;
+		volume->facts.generation++;
+		volume->failures = 0;
+		volume->retry.reset();
+	}
+	volume->facts.lastError.reset();
+	if (done)
+		volume->waiters.push_back({ std::move(done), volume->episodesStarted + 1 });
+	markDirty(*volume, true);
+	refresh(name, *volume);
+	return {};
+}
+
+Result<void> Reconciler::reconcile(const std::string &name, Reply done)
+{
+	if (stopping_)
+		return fail(Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN);
+	if (!name.empty()) {
+		Volume *volume = find(name);
+		if (volume == nullptr)
+			return fail(Errc::NotFound, "no volume '" + name + "'");
+		if (!volume->spec)
+			return fail(Errc::InvalidArgument,
+				    specProblemText(name, volume->facts.specProblems));
+		if (!volume->facts.intent) {
+			/* Nothing to reconcile towards: observe, so the reply reflects the host. */
+			if (done)
+				nextSurveyWaiters_.push_back(std::move(done));
+			startSurvey();
+			return {};
+		}
+		if (done)
+			volume->waiters.push_back({ std::move(done), volume->episodesStarted + 1 });
+		markDirty(*volume, true);
+		return {};
+	}
+	/* Every volume: one shared reply once each of them answered. */
+	auto left = std::make_shared<size_t>(1);
+	auto firstError = std::make_shared<std::optional<Error>>();
+	auto one = [left, firstError, done](const Error *error) {
+		if (error != nullptr && !*firstError)
+			*firstError = *error;
+		if (--*left == 0 && done)
+			done(*firstError ? &**firstError : nullptr);
+	};
+	for (auto &[volumeName, volume] : volumes_) {
+		if (!volume.facts.intent || !volume.spec)
+			continue;
+		++*left;
+		volume.waiters.push_back({ one, volume.episodesStarted + 1 });
+		markDirty(volume, true);
+	}
+	one(nullptr);
+	return {};
+}
+
+Result<void> Reconciler::plan(const std::string &name, std::optional<Intent> intent, PlanReply done)
+{
+	Volume *volume = find(name);
+	if (volume == nullptr)
+		return fail(Errc::NotFound, "no volume '" + name + "'");
+	if (!volume->spec)
+		return fail(Errc::InvalidArgument,
+			    specProblemText(name, volume->facts.specProblems));
+	const VolumeJob job{ name, volume->spec, intent ? intent : volume->facts.intent };
+	running_++;
+	pool_.submit([this, job, done = std::move(done)] {
+		Result<std::string> text = [&]() -> Result<std::string> {
+			auto snapshot = takeSnapshot(host_);
+			if (!snapshot)
+				return tl::make_unexpected(snapshot.error());
+			auto pass = planPass(
+				host_, *snapshot,
+				DesiredVolume{ *job.spec, job.intent.value_or(Intent::Up) });
+			if (!pass)
+				return tl::make_unexpected(pass.error());
+			return formatPlan(pass->plan, *job.spec);
+		}();
+		pool_.post([this, done, text = std::move(text)] {
+			running_--;
+			done(text);
+			checkShutdown();
+		});
+	});
+	return {};
+}
+
+void Reconciler::markDirty(Volume &volume, bool forced)
+{
+	volume.dirty = true;
+	volume.forced = volume.forced || forced;
+	scheduleDrain();
+}
+
+void Reconciler::scheduleDrain()
+{
+	if (!drainSource_) {
+		sd_event_source *source = nullptr;
+		const auto onDefer = [](sd_event_source * /*unused*/, void *self) {
+			static_cast<Reconciler *>(self)->drain();
+			return 0;
+		};
+		if (sd_event_add_defer(event_, &source, onDefer, this) < 0)
+			return;
+		drainSource_.reset(source);
+		(void)sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+		return;
+	}
+	(void)sd_event_source_set_enabled(drainSource_.get(), SD_EVENT_ONESHOT);
+}
+
+void Reconciler::drain()
+{
+	if (stopping_)
+		return;
+	for (auto &[name, volume] : volumes_) {
+		if (volume.dirty && canStart(name, volume))
+			startEpisode(name, volume);
+	}
+}
+
+bool Reconciler::canStart(const std::string &name, Volume &volume)
+{
+	if (volume.facts.busy)
+		return false; /* it stays dirty: the episode's end drains again */
+	if (!volume.facts.intent || !volume.spec) {
+		volume.dirty = false;
+		return false;
+	}
+	if (*volume.facts.intent == Intent::Up && !volume.facts.specProblems.empty()) {
+		volume.dirty = false;
+		const Error invalid{ Errc::InvalidArgument,
+				     specProblemText(name, volume.facts.specProblems), 0 };
+		answer(volume, UINT64_MAX, &invalid);
+		return false;
+	}
+	return volume.forced || !volume.retry;
+}
+
+void Reconciler::startEpisode(const std::string &name, Volume &volume)
+{
+	volume.dirty = false;
+	volume.forced = false;
+	volume.retry.reset();
+	volume.facts.busy = true;
+	volume.episodesStarted++;
+	volume.generationRunning = volume.facts.generation;
+	running_++;
+	refresh(name, volume);
+
+	const VolumeJob job{ name, volume.spec, volume.facts.intent };
+	const unsigned maxPasses = settings_.maxPasses;
+	pool_.submit([this, job, maxPasses] {
+		const StepHook onStep = [this, &job](const Step &step) {
+			pool_.post([this, name = job.name, text = formatStep(step, *job.spec)] {
+				if (Volume *stepping = find(name)) {
+					stepping->facts.activity = text;
+					refresh(name, *stepping);
+				}
+			});
+		};
+		EpisodeOutcome outcome = runEpisode(host_, job, maxPasses, onStep);
+		pool_.post([this, name = job.name, outcome = std::move(outcome)] {
+			finishEpisode(name, outcome);
+		});
+	});
+}
+
+void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
+{
+	running_--;
+	Volume *volume = find(name);
+	if (volume == nullptr) {
+		checkShutdown();
+		return;
+	}
+	volume->facts.busy = false;
+	volume->facts.activity.clear();
+	volume->episodesFinished++;
+	volume->facts.observedGeneration = volume->generationRunning;
+	if (outcome.sighting)
+		volume->facts.sighting = std::move(outcome.sighting);
+
+	std::optional<Error> failure = outcome.error;
+	volume->facts.lastError = outcome.error;
+	if (outcome.error) {
+		std::fprintf(stderr, "<3>volume '%s': %s\n", name.c_str(),
+			     outcome.error->message.c_str());
+		volume->failures++;
+		scheduleRetry(name, *volume);
+	} else {
+		volume->failures = 0;
+		if (volume->facts.sighting && !volume->facts.sighting->conflicts.empty())
+			failure = conflictsError(volume->facts.sighting->conflicts);
+	}
+	answer(*volume, volume->episodesStarted, failure ? &*failure : nullptr);
+	refresh(name, *volume);
+	forgetIfGone(name);
+	scheduleDrain();
+	checkShutdown();
+}
+
+void Reconciler::scheduleRetry(const std::string &name, Volume &volume)
+{
+	const unsigned doublings = std::min(volume.failures - 1, 16U);
+	const auto delay =
+		std::min(settings_.backoffInitial * (1U << doublings), settings_.backoffMax);
+	sd_event_source *source = nullptr;
+	const auto onRetry = [](sd_event_source * /*unused*/, uint64_t /*usec*/, void *data) {
+		const auto *self = static_cast<std::pair<Reconciler *, std::string> *>(data);
+		Reconciler *reconciler = self->first;
+		if (Volume *retried = reconciler->find(self->second)) {
+			retried->retry.reset(); /* frees `self`: it is not used after this */
+			reconciler->markDirty(*retried, true);
+		}
+		return 0;
+	};
+	auto *context = new std::pair<Reconciler *, std::string>(this, name);
+	const uint64_t at =
+		monotonicUsec(event_) +
+		static_cast<uint64_t>(
+			std::chrono::duration_cast<std::chrono::microseconds>(delay).count());
+	if (sd_event_add_time(event_, &source, CLOCK_MONOTONIC, at, 10000, onRetry, context) < 0) {
+		delete context;
+		return;
+	}
+	(void)sd_event_source_set_destroy_callback(source, [](void *data) {
+		delete static_cast<std::pair<Reconciler *, std::string> *>(data);
+	});
+	volume.retry.reset(source);
+}
+
+void Reconciler::startSurvey()
+{
+	if (surveying_) {
+		surveyAgain_ = true;
+		return;
+	}
+	surveying_ = true;
+	running_++;
+	surveyWaiters_ = std::move(nextSurveyWaiters_);
+	nextSurveyWaiters_.clear();
+	std::vector<VolumeJob> jobs;
+	std::map<std::string, uint64_t> epochs;
+	for (const auto &[name, volume] : volumes_) {
+		if (!volume.spec || volume.facts.busy)
+			continue;
+		jobs.push_back({ name, volume.spec, volume.facts.intent });
+		epochs[name] = volume.episodesFinished;
+	}
+	pool_.submit([this, jobs = std::move(jobs), epochs = std::move(epochs)] {
+		auto entries = survey(host_, jobs);
+		pool_.post([this, entries = std::move(entries), epochs] {
+			finishSurvey(entries, epochs);
+		});
+	});
+}
+
+void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,
+			      std::map<std::string, uint64_t> epochs)
+{
+	running_--;
+	surveying_ = false;
+	for (SurveyEntry &entry : entries) {
+		Volume *volume = find(entry.name);
+		/* An episode ran meanwhile: its own observation is newer than this one. */
+		if (volume == nullptr || volume->facts.busy ||
+		    volume->episodesFinished != epochs[entry.name])
+			continue;
+		if (!entry.sighting) {
+			std::fprintf(stderr, "<4>cannot observe volume '%s': %s\n",
+				     entry.name.c_str(), entry.sighting.error().message.c_str());
+			continue;
+		}
+		volume->facts.sighting = std::move(*entry.sighting);
+		if (!volume->facts.intent)
+			volume->facts.observedGeneration = volume->facts.generation;
+		const Sighting &seen = *volume->facts.sighting;
+		if (volume->facts.intent && seen.planned && seen.conflicts.empty() &&
+		    !volume->retry)
+			markDirty(*volume, false);
+		refresh(entry.name, *volume);
+		forgetIfGone(entry.name);
+	}
+	for (const Reply &waiter : std::exchange(surveyWaiters_, {}))
+		waiter(nullptr);
+	started_ = true;
+	if (ready_)
+		std::exchange(ready_, nullptr)();
+	if (surveyAgain_ && !stopping_) {
+		surveyAgain_ = false;
+		startSurvey();
+	}
+	scheduleDrain();
+	checkShutdown();
+}
+
+void Reconciler::answer(Volume &volume, uint64_t episode, const Error *error)
+{
+	std::vector<Reply> due;
+	auto &waiters = volume.waiters;
+	for (auto it = waiters.begin(); it != waiters.end();) {
+		if (it->fromEpisode <= episode) {
+			due.push_back(std::move(it->reply));
+			it = waiters.erase(it);
+		} else {
+			++it;
+		}
+	}
+	for (const Reply &reply : due)
+		reply(error);
+}
+
+void Reconciler::refresh(const std::string &name, Volume &volume)
+{
+	VolumeStatus status = statusOf(volume.facts);
+	if (status == volume.shown)
+		return;
+	volume.shown = std::move(status);
+	if (listener_ != nullptr)
+		listener_->statusChanged(name);
+}
+
+void Reconciler::forgetIfGone(const std::string &name)
+{
+	Volume *volume = find(name);
+	const SpecEntry *entry = specs_.find(name);
+	if (volume == nullptr || entry == nullptr || !entry->missing || volume->facts.busy ||
+	    !volume->waiters.empty())
+		return;
+	const bool up = volume->facts.intent == Intent::Up;
+	const bool holds = volume->facts.sighting && volume->facts.sighting->anythingOurs;
+	if (volume->spec && (up || holds || !volume->facts.sighting))
+		return; /* still ours on the host, or not yet known: keep it until it is down */
+	volumes_.erase(name);
+	specs_.forget(name);
+	intents_.remove(name);
+	if (listener_ != nullptr)
+		listener_->volumeRemoved(name);
+}
+
+void Reconciler::shutdown(std::function<void()> done)
+{
+	stopping_ = true;
+	stopped_ = std::move(done);
+	surveyAgain_ = false;
+	for (auto &[name, volume] : volumes_)
+		volume.retry.reset();
+	checkShutdown();
+}
+
+void Reconciler::checkShutdown()
+{
+	if (!stopping_ || running_ != 0 || !stopped_)
+		return;
+	const Error stopping{ Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN };
+	for (auto &[name, volume] : volumes_)
+		answer(volume, UINT64_MAX, &stopping);
+	for (const Reply &waiter : std::exchange(nextSurveyWaiters_, {}))
+		waiter(&stopping);
+	std::exchange(stopped_, nullptr)();
+}
+
+const VolumeStatus *Reconciler::status(const std::string &name) const
+{
+	const auto found = volumes_.find(name);
+	return found == volumes_.end() ? nullptr : &found->second.shown;
+}
+
+std::vector<std::string> Reconciler::names() const
+{
+	std::vector<std::string> names;
+	names.reserve(volumes_.size());
+	for (const auto &[name, volume] : volumes_)
+		names.push_back(name);
+	return names;
+}
+
+std::string Reconciler::summary() const
+{
+	std::map<std::string, size_t> phases;
+	for (const auto &[name, volume] : volumes_)
+		phases[volume.shown.phase]++;
+	std::string text =
+		std::to_string(volumes_.size()) + (volumes_.size() == 1 ? " volume" : " volumes");
+	const char *separator = ": ";
+	for (const auto &[phase, count] : phases) {
+		text += separator + std::to_string(count) + " " + phase;
+		separator = ", ";
+	}
+	return text;
+}
+
+} /* namespace rbdvolume::daemon */

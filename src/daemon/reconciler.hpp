@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reconciler: the daemon's scheduler, on the event loop's thread. Triggers
+ * (spec changes, mount-table changes, the resync timer, bus calls) only mark
+ * volumes dirty or ask for a survey; a defer source then starts the work on
+ * the worker pool: one episode per volume at a time, volumes in parallel,
+ * per-volume exponential back-off after a failure. Results come back as
+ * completions and become the volumes' status.
+ */
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/intent_files.hpp"
+#include "daemon/sd_ptr.hpp"
+#include "daemon/spec_store.hpp"
+#include "daemon/volume_work.hpp"
+#include "daemon/worker_pool.hpp"
+
+namespace rbdvolume::daemon {
+
+struct ReconcilerSettings {
+	unsigned maxPasses = 3; /* per episode */
+	std::chrono::milliseconds backoffInitial{ 500 };
+	std::chrono::milliseconds backoffMax{ 120000 };
+};
+
+/* What the bus layer hears of. */
+class ReconcilerListener
+{
+public:
+	virtual ~ReconcilerListener() = default;
+	virtual void volumeAdded(const std::string &name) = 0;
+	virtual void volumeRemoved(const std::string &name) = 0;
+	virtual void statusChanged(const std::string &name) = 0;
+};
+
+class Reconciler
+{
+public:
+	/* Called once with nullptr on success, else with the error. */
+	using Reply = std::function<void(const Error *)>;
+	using PlanReply = std::function<void(Result<std::string>)>;
+
+	Reconciler(sd_event *event, Host &host, WorkerPool &pool, SpecStore &specs,
+		   IntentFiles &intents, ReconcilerSettings settings);
+	Reconciler(const Reconciler &) = delete;
+	Reconciler &operator=(const Reconciler &) = delete;
+	Reconciler(Reconciler &&) = delete;
+	Reconciler &operator=(Reconciler &&) = delete;
+	~Reconciler() = default;
+
+	void setListener(ReconcilerListener *listener) { listener_ = listener; }
+
+	/* Loads specs and intents, then observes everything; `ready` runs after that. */
+	Result<void> start(std::function<void()> ready);
+	/* Re-reads the spec directories; `done` (may be empty) after the survey that follows. */
+	void reload(Reply done);
+	/* Observes every volume again (mount table changed, resync timer). */
+	void requestSurvey();
+	/* Records the intent and reconciles; `done` (empty: do not wait) when it converged or failed. */
+	Result<void> setIntent(const std::string &name, Intent intent, Reply done);
+	/* One episode now for `name`, or for every volume with an intent when it is "". */
+	Result<void> reconcile(const std::string &name, Reply done);
+	/* The plan a pass would execute now ("" intent: the recorded one). */
+	Result<void> plan(const std::string &name, std::optional<Intent> intent, PlanReply done);
+	/*
+	 * Stops starting work; `done` once no episode runs any more. Requests
+	 * refused or left unanswered by then get Errc::Busy with ESHUTDOWN.
+	 */
+	void shutdown(std::function<void()> done);
+
+	const VolumeStatus *status(const std::string &name) const;
+	std::vector<std::string> names() const;
+	/* "3 volumes: 2 up, 1 degraded" */
+	std::string summary() const;
+
+private:
+	struct Waiter {
+		Reply reply;
+		uint64_t fromEpisode; /* answered by the first episode started at or after it */
+	};
+	struct Volume {
+		VolumeFacts facts;
+		VolumeStatus shown;
+		std::shared_ptr<const VolumeSpec> spec;
+		bool dirty = false;
+		bool forced = false; /* run even while backing off */
+		uint64_t episodesStarted = 0;
+		uint64_t episodesFinished = 0;
+		uint64_t generationRunning = 0;
+		unsigned failures = 0;
+		SourcePtr retry;
+		std::vector<Waiter> waiters;
+	};
+
+	Volume *find(const std::string &name);
+	void applySpecs(const std::vector<std::string> &changed);
+	void markDirty(Volume &volume, bool forced);
+	void scheduleDrain();
+	void drain();
+	static bool canStart(const std::string &name, Volume &volume);
+	void startEpisode(const std::string &name, Volume &volume);
+	void finishEpisode(const std::string &name, EpisodeOutcome outcome);
+	void scheduleRetry(const std::string &name, Volume &volume);
+	void startSurvey();
+	void finishSurvey(std::vector<SurveyEntry> entries, std::map<std::string, uint64_t> epochs);
+	static void answer(Volume &volume, uint64_t episode, const Error *error);
+	void refresh(const std::string &name, Volume &volume);
+	void forgetIfGone(const std::string &name);
+	void checkShutdown();
+
+	sd_event *event_;
+	Host &host_;
+	WorkerPool &pool_;
+	SpecStore &specs_;
+	IntentFiles &intents_;
+	ReconcilerSettings settings_;
+	ReconcilerListener *listener_ = nullptr;
+	std::map<std::string, Volume> volumes_;
+	SourcePtr drainSource_;
+	bool surveying_ = false;
+	bool surveyAgain_ = false;
+	std::vector<Reply> surveyWaiters_;     /* answered when the running survey ends */
+	std::vector<Reply> nextSurveyWaiters_; /* by the one after it */
+	bool started_ = false;		       /* the first survey is over */
+	std::function<void()> ready_;
+	std::function<void()> stopped_;
+	bool stopping_ = false;
+	unsigned running_ = 0; /* episodes and surveys on workers */
+};
+
+} /* namespace rbdvolume::daemon */

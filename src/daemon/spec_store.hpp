@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SpecStore: the volume specs of the spec directories, as last read. A
+ * rescan reports which volumes changed, so only they are reconciled. A spec
+ * that turns invalid or disappears keeps its last valid version (a volume
+ * that is up can still be taken down), flagged so status shows the problem.
+ */
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spec/spec_parser.hpp"
+
+namespace rbdvolume::daemon {
+
+struct SpecEntry {
+	std::string file;			/* the file read last; kept when it disappears */
+	std::shared_ptr<const VolumeSpec> spec; /* the last valid version; null if never */
+	std::vector<Diagnostic> problems;	/* of the file as it is now */
+	bool missing = false;			/* no file any more */
+	size_t contentHash = 0;
+};
+
+class SpecStore
+{
+public:
+	/* `dirs` in priority order: a name in an earlier directory hides a later one. */
+	SpecStore(std::vector<std::string> dirs, std::vector<std::string> allowedMountRoots)
+		: dirs_(std::move(dirs)), allowedRoots_(std::move(allowedMountRoots))
+	{
+	}
+
+	/* Reads the directories again; returns the names whose entry changed or appeared. */
+	std::vector<std::string> rescan();
+
+	const std::map<std::string, SpecEntry> &entries() const { return entries_; }
+	const SpecEntry *find(const std::string &name) const;
+	/* Forgets a volume whose file is gone (when nothing of it is left on the host). */
+	void forget(const std::string &name) { entries_.erase(name); }
+
+private:
+	/* NAME -> file, the first directory winning. */
+	std::map<std::string, std::string> listFiles() const;
+	void checkMountRoots(const VolumeSpec &spec, std::vector<Diagnostic> &problems) const;
+
+	std::vector<std::string> dirs_;
+	std::vector<std::string> allowedRoots_;
+	std::map<std::string, SpecEntry> entries_;
+};
+
+} /* namespace rbdvolume::daemon */

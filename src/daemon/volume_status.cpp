@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/volume_status.hpp"
+
+#include <algorithm>
+
+namespace rbdvolume::daemon {
+
+Sighting sight(const ObservedVolume &observed, const Plan &plan)
+{
+	Sighting seen;
+	if (observed.mapping) {
+		seen.stage = "mapped";
+		seen.device = observed.mapping->device;
+	}
+	if (observed.staging && observed.staging->ours) {
+		seen.stage = "staged";
+		seen.stagingPath = observed.staging->path;
+	}
+	for (const ObservedMount &target : observed.targets) {
+		if (target.ours)
+			seen.targets.push_back(target.path);
+	}
+	if (!seen.targets.empty() && seen.stage == "staged")
+		seen.stage = "published";
+	seen.conflicts = plan.conflicts;
+	seen.converged = plan.empty() && plan.conflicts.empty();
+	seen.planned = !plan.empty();
+	/* What is on the host: the record also keeps `formatted` across a full down. */
+	const Ownership &owned = observed.owned;
+	seen.anythingOurs = !owned.mappedDevice.empty() || owned.mapPending || owned.staged ||
+			    !owned.publishedTargets.empty();
+	return seen;
+}
+
+namespace {
+
+bool mapperLost(const Conflict &conflict)
+{
+	return conflict.kind == ConflictKind::MapperLost;
+}
+
+std::string phaseOf(const VolumeFacts &facts)
+{
+	if (!facts.specProblems.empty() || !facts.specUsable)
+		return "invalid";
+	if (!facts.sighting)
+		return "unknown";
+	const Sighting &seen = *facts.sighting;
+	if (!seen.conflicts.empty())
+		return "degraded";
+	if (facts.lastError)
+		return "failed";
+	if (!facts.intent)
+		return seen.anythingOurs ? "unmanaged" : "down";
+	if (!seen.converged || facts.busy)
+		return "pending";
+	return *facts.intent == Intent::Up ? "up" : "down";
+}
+
+std::vector<Condition> conditionsOf(const VolumeFacts &facts)
+{
+	std::vector<Condition> conditions;
+	for (const Diagnostic &problem : facts.specProblems)
+		conditions.push_back({ "SpecInvalid", problem.format() });
+	if (facts.specMissing)
+		conditions.push_back(
+			{ "SpecMissing", "the spec file " + facts.specFile +
+						 " was removed; the volume stays as it is until it "
+						 "is taken down" });
+	if (facts.sighting) {
+		for (const Conflict &conflict : facts.sighting->conflicts)
+			conditions.push_back({ mapperLost(conflict) ? "MapperLost" : "Conflict",
+					       conflictText(conflict) });
+	}
+	if (facts.lastError)
+		conditions.push_back({ "Failed", facts.lastError->message });
+	return conditions;
+}
+
+} /* namespace */
+
+VolumeStatus statusOf(const VolumeFacts &facts)
+{
+	VolumeStatus status;
+	status.specFile = facts.specFile;
+	status.intent = facts.intent ? intentName(*facts.intent) : "";
+	status.phase = phaseOf(facts);
+	status.busy = facts.busy;
+	status.activity = facts.activity;
+	if (facts.sighting) {
+		status.stage = facts.sighting->stage;
+		status.device = facts.sighting->device;
+		status.stagingPath = facts.sighting->stagingPath;
+		status.publishTargets = facts.sighting->targets;
+	}
+	status.conditions = conditionsOf(facts);
+	if (facts.lastError) {
+		status.lastErrorName = busErrorName(facts.lastError->code);
+		status.lastErrorMessage = facts.lastError->message;
+	}
+	status.generation = facts.generation;
+	status.observedGeneration = facts.observedGeneration;
+	return status;
+}
+
+const char *busErrorName(Errc code)
+{
+	switch (code) {
+	case Errc::InvalidArgument:
+		return "org.rbdvolume1.Error.SpecInvalid";
+	case Errc::NotFound:
+		return "org.rbdvolume1.Error.NotFound";
+	case Errc::Conflict:
+		return "org.rbdvolume1.Error.Conflict";
+	case Errc::Busy:
+		return "org.rbdvolume1.Error.Busy";
+	case Errc::Timeout:
+		return "org.rbdvolume1.Error.Timeout";
+	case Errc::PermissionDenied:
+		return "org.rbdvolume1.Error.PermissionDenied";
+	default:
+		return "org.rbdvolume1.Error.Failed";
+	}
+}
+
+std::string conflictText(const Conflict &conflict)
+{
+	return std::string(conflictKindName(conflict.kind)) + " " + conflict.subject + ": " +
+	       conflict.detail;
+}
+
+} /* namespace rbdvolume::daemon */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A volume's status as the bus shows it, and how it follows from an observation. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "engine/observer.hpp"
+#include "engine/plan.hpp"
+#include "spec/spec_parser.hpp"
+
+namespace rbdvolume::daemon {
+
+/* A problem shown in status: SpecInvalid, SpecMissing, Conflict, MapperLost, Failed. */
+struct Condition {
+	std::string type;
+	std::string message;
+
+	bool operator==(const Condition &) const = default;
+};
+
+/* What one observation of a volume showed, boiled down on the worker that made it. */
+struct Sighting {
+	std::string stage = "absent"; /* "absent", "mapped", "staged", "published" */
+	std::string device;
+	std::string stagingPath;
+	std::vector<std::string> targets; /* our mounts on publish targets */
+	std::vector<Conflict> conflicts;
+	bool converged = false; /* nothing to do for the intent it was observed with */
+	bool planned = false;	/* a pass would run steps */
+	bool anythingOurs = false;
+
+	bool operator==(const Sighting &) const = default;
+};
+
+Sighting sight(const ObservedVolume &observed, const Plan &plan);
+
+/* The Volume object's properties. */
+struct VolumeStatus {
+	std::string specFile;
+	std::string intent; /* "up", "down", "" */
+	std::string phase = "unknown";
+	std::string stage = "absent";
+	bool busy = false;
+	std::string activity;
+	std::string device;
+	std::string stagingPath;
+	std::vector<std::string> publishTargets;
+	std::vector<Condition> conditions;
+	std::string lastErrorName; /* a bus error name; "" after a success */
+	std::string lastErrorMessage;
+	uint64_t generation = 0;
+	uint64_t observedGeneration = 0;
+
+	bool operator==(const VolumeStatus &) const = default;
+};
+
+/* What the daemon knows of a volume besides the host: the inputs of its status. */
+struct VolumeFacts {
+	std::string specFile;
+	bool specUsable = false;	      /* a valid spec is loaded (maybe an older one) */
+	std::vector<Diagnostic> specProblems; /* of the file as it is now */
+	bool specMissing = false;	      /* the file is gone; the last valid spec stays */
+	std::optional<Intent> intent;
+	std::optional<Sighting> sighting; /* none before the first observation */
+	std::optional<Error> lastError;	  /* of the last finished pass; cleared by a success */
+	bool busy = false;
+	std::string activity;
+	uint64_t generation = 0;
+	uint64_t observedGeneration = 0;
+};
+
+VolumeStatus statusOf(const VolumeFacts &facts);
+
+/* The bus error name for an engine error ("org.rbdvolume1.Error.Timeout", ...). */
+const char *busErrorName(Errc code);
+
+/* One line per conflict, as conditions and error replies show them. */
+std::string conflictText(const Conflict &conflict);
+
+} /* namespace rbdvolume::daemon */

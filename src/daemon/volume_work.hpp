@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The work the daemon's workers do, as plain functions over a Host: a survey
+ * (observe every volume from one read of the host's tables) and an episode
+ * (reconcile one volume until its plan is empty, a step fails, or the pass
+ * budget is spent). Synchronous, so the benchmarks and tests call them as is.
+ */
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "daemon/volume_status.hpp"
+#include "engine/executor.hpp"
+#include "engine/ports.hpp"
+
+namespace rbdvolume::daemon {
+
+struct VolumeJob {
+	std::string name;
+	std::shared_ptr<const VolumeSpec> spec;
+	std::optional<Intent> intent; /* none: observe as if up, change nothing */
+};
+
+struct SurveyEntry {
+	std::string name;
+	Result<Sighting> sighting;
+};
+
+/* Observes every job's volume; one snapshot of the mount table and mappings for all. */
+std::vector<SurveyEntry> survey(Host &host, std::span<const VolumeJob> jobs);
+
+struct EpisodeOutcome {
+	std::optional<Sighting> sighting; /* from a fresh observation after the last pass */
+	std::optional<Error> error;	  /* the first failure; none when it converged */
+	unsigned passes = 0;
+};
+
+/* Reconciles `job` (its intent must be set) for at most `maxPasses` passes. */
+EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
+			  const StepHook &onStep);
+
+} /* namespace rbdvolume::daemon */

@@ -1,0 +1,436 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# cases.sh: the system suite's cases, one function case_NAME each, run in this
+# order by tests/system/run.sh (sourced after lib.sh). A case runs in a
+# subshell with errexit: fail REASON, or any command that fails, ends it.
+# After each case every rbd-volume@ unit is stopped, the specs are removed,
+# and whatever is still mapped or mounted fails the case.
+
+# shellcheck disable=SC2034 # run.sh reads it
+SYS_CASES=(
+	install_layout
+	start_stop
+	daemon_restart_keeps_io
+	fuse_kill_degraded
+	publish_restored_event_driven
+	fifty_volumes
+	unprivileged_read_only
+	invalid_spec_reported
+	shutdown_clean
+)
+
+fail() {
+	echo "$*" >"$SYS_WORK/failed"
+	exit 1
+}
+
+# --- what the host shows, inside the container ----------------------------------------
+
+# "MOUNT-ID TARGET MAJ:MIN" of the staging and publish mounts of NAME...
+mounts_of() {
+	local name pattern=""
+	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
+	# shellcheck disable=SC2016 # awk's fields
+	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3}' /proc/self/mountinfo | sort
+}
+
+# "DEVICE BACKING-FILE" of the fuse driver's loop devices of NAME...
+loops_of() {
+	local name pattern=""
+	for name in "$@"; do pattern+="${pattern:+|}/run/rbd-volume/fuse/$name/"; done
+	in_ct losetup -l -n -O NAME,BACK-FILE | grep -E -- " ($pattern)" | sort || true
+}
+
+# Loop devices are global: those of our volumes attached since the case began.
+ct_loops() { in_ct losetup -l -n -O NAME,BACK-FILE | sort; }
+ct_new_loops() { sys_our_new_loops "$SYS_CASE_LOOPS" "$(ct_loops)"; }
+
+# Everything of rbd-volume's still mapped, mounted or running; one line each.
+ct_leftovers() {
+	local out
+	out=$(in_ct findmnt -rn -o TARGET | grep -E '^(/srv/|/run/rbd-volume/)' || true)
+	[ -z "$out" ] || echo "mounts: $(echo "$out" | tr '\n' ' ')"
+	out=$(ct_new_loops)
+	[ -z "$out" ] || echo "loop devices: $(echo "$out" | tr '\n' ' ')"
+	out=$(in_ct pgrep -a -x rbd-fuse || true)
+	[ -z "$out" ] || echo "rbd-fuse processes: $(echo "$out" | tr '\n' ' ')"
+	out=$(in_ct systemctl list-units --plain --no-legend --state=active,activating,deactivating,reloading \
+		'rbd-fuse@*' 'rbd-nbd@*' 'rbd-volume@*' | awk '{print $1}')
+	[ -z "$out" ] || echo "units: $(echo "$out" | tr '\n' ' ')"
+	# A record outlives the volume's teardown to remember that rbd-volume
+	# formatted the image (never again); it must claim nothing live.
+	out=$(in_ct sh -c 'cd /run/rbd-volume/owned 2>/dev/null &&
+		grep -sHE "^(mapped-device|map-pending|staged|published)=" -- *' || true)
+	[ -z "$out" ] || echo "ownership records: $(echo "$out" | tr '\n' ' ')"
+	return 0
+}
+
+assert_nothing_left() {
+	local left
+	left=$(ct_leftovers)
+	[ -z "$left" ] || fail "left behind: $(echo "$left" | tr '\n' ';')"
+}
+
+# What went wrong, from the container's journal.
+case_diagnostics() {
+	in_ct journalctl --no-pager -q -o short-monotonic -n 40 -u rbd-volumed.service \
+		-u 'rbd-volume@*' -u 'rbd-fuse@*' 2>/dev/null | sed 's/^/# /' || true
+}
+
+# Forcefully removes what a failed case left, so the next case starts clean:
+# the daemon first, or it would restore what is being removed.
+force_clean() {
+	local dev file
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c '
+		systemctl stop rbd-volumed.service "rbd-volume@*" rbdv-writer.service
+		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/staging/)" | sort -r |
+			while read -r m; do umount -l "$m"; done' >/dev/null 2>&1 || true
+	while read -r dev file; do
+		[ -z "$dev" ] || in_ct losetup -d "$dev" >/dev/null 2>&1 || true
+	done <<<"$(ct_new_loops)"
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c '
+		systemctl stop "rbd-fuse@*"
+		findmnt -rn -o TARGET | grep "^/run/rbd-volume/fuse/" | while read -r m; do umount -l "$m"; done
+		rm -rf /run/rbd-volume/owned/* /run/rbd-volume/intent/*
+		systemctl reset-failed
+		systemctl start rbd-volumed.service' >/dev/null 2>&1 || true
+}
+
+case_cleanup() { # case_cleanup NAME: fails when something was left behind
+	local left
+	in_ct systemctl stop rbdv-writer.service >/dev/null 2>&1 || true
+	sys_stop_volumes >/dev/null 2>&1 || true
+	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml' || true
+	left=$(ct_leftovers)
+	in_ct systemctl reset-failed >/dev/null 2>&1 || true
+	[ -n "$left" ] || return 0
+	echo "$left" | tr '\n' ';' >"$SYS_WORK/leftovers"
+	force_clean
+	return 1
+}
+
+# --- helpers of the cases ----------------------------------------------------------------
+
+start_units() { # start_units UNIT...: one systemctl call, all at once
+	in_ct systemctl start "$@" 2>/dev/null || fail "systemctl start failed: $(failed_starts "$@")"
+}
+
+failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each failed unit
+	local unit
+	for unit in "$@"; do
+		[ "$(unit_prop "$unit" ActiveState)" = failed ] || continue
+		printf '%s: %s; ' "$unit" "$(in_ct journalctl --no-pager -q -o cat -u "$unit" |
+			grep -m1 'rbd-volumectl' || echo "(no message)")"
+	done
+}
+
+stop_units() { in_ct systemctl stop "$@" || fail "systemctl stop $* failed"; }
+
+spec_now() { # spec_now NAME [SIZE]: written and checked offline
+	write_spec "$@"
+	ctl check "/etc/rbd-volume/volumes/$1.toml" >/dev/null ||
+		fail "the harness wrote an invalid spec: $(ctl check "/etc/rbd-volume/volumes/$1.toml" | head -n 1)"
+}
+
+# spec NAME [SIZE]: written, and known to the daemon. Only start_stop starts a
+# volume right after writing its spec, as an operator would.
+spec() {
+	spec_now "$@"
+	wait_for 10 ctl status "$1" || fail "rbd-volumed did not pick up the spec of $1 within 10 s"
+}
+
+expect_phase() { # expect_phase NAME PHASE
+	local phase
+	phase=$(vol_field "$1" phase) || fail "rbd-volumectl status --json does not show volume $1"
+	[ "$phase" = "$2" ] || fail "volume $1 is $phase, expected $2 ($(vol_field "$1" conditions))"
+}
+
+elapsed_s() { # elapsed_s START-MS: seconds with one decimal
+	local ms=$(($(sys_now_ms) - $1))
+	printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+# The image's file checksum, read on this machine from `rbd export` through a
+# read-only loop mount in a private mount namespace.
+image_file_sha256() { # image_file_sha256 IMAGE PATH-IN-FS
+	local img=$SYS_WORK/$1.img mnt=$SYS_WORK/$1.mnt sum
+	rm -f "$img"
+	rbd --conf "$CEPH_CONF" --id admin --keyring "$CEPH_ADMIN_KEYRING" export "$CEPH_POOL/$1" "$img" \
+		>/dev/null 2>&1 || fail "rbd export $CEPH_POOL/$1 failed"
+	e2fsck -fn "$img" >/dev/null 2>&1 || fail "the filesystem in image $1 has errors (e2fsck -fn)"
+	! dumpe2fs -h "$img" 2>/dev/null | grep -q needs_recovery ||
+		fail "the filesystem in image $1 was not unmounted (its journal needs recovery)"
+	mkdir -p "$mnt"
+	# shellcheck disable=SC2016 # expanded inside
+	sum=$(unshare -m --propagation private sh -c 'mount -o ro,loop "$1" "$2" || exit 1
+		sha256sum "$2/$3"; status=$?; umount "$2"; exit $status' sh "$img" "$mnt" "$2") ||
+		fail "cannot read $2 from the exported image $1"
+	rm -rf "$img" "$mnt"
+	echo "${sum%% *}"
+}
+
+# --- the cases ---------------------------------------------------------------------------
+
+# Installed where the units expect, units loaded, the bus policy in force (a
+# denial needs no daemon), the daemon bus-activated by the first call.
+case_install_layout() {
+	local path missing=() out
+	for path in "${SYS_INSTALLED[@]}"; do
+		in_ct test -e "$path" || missing+=("$path")
+	done
+	[ ${#missing[@]} -eq 0 ] || fail "not installed in the container: ${missing[*]}"
+	in_ct systemctl cat rbd-volumed.service rbd-volume@x.service rbd-fuse@x.service >/dev/null ||
+		fail "systemctl cat cannot show the units"
+	[ "$(unit_prop rbd-volumed.service FragmentPath)" = "$SYS_UNITDIR/rbd-volumed.service" ] ||
+		fail "rbd-volumed.service is loaded from $(unit_prop rbd-volumed.service FragmentPath)"
+	out=$(unit_prop rbd-volume@x.service ExecStart)
+	[[ $out == *"path=$SYS_BINDIR/rbd-volumectl "*"argv[]=$SYS_BINDIR/rbd-volumectl up x "* ]] ||
+		fail "rbd-volume@x runs: $out"
+	out=$(unit_prop rbd-volumed.service ExecStart)
+	[[ $out == *"path=$SYS_SBINDIR/rbd-volumed "* ]] || fail "rbd-volumed runs: $out"
+	for path in /run/rbd-volume /run/rbd-volume/volumes /etc/rbd-volume/volumes; do
+		[ "$(in_ct stat -c %a "$path" 2>/dev/null)" = 755 ] || fail "tmpfiles did not make $path 0755"
+	done
+	in_ct busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+		ListActivatableNames | grep -qF '"org.rbdvolume1"' || fail "org.rbdvolume1 is not activatable"
+	in_ct systemctl -q is-active rbd-volumed.service && fail "rbd-volumed runs before anything asked for it"
+	out=$(as_nobody busctl --system call org.rbdvolume1 /org/rbdvolume1 org.rbdvolume1.Manager Up sb x false 2>&1) &&
+		fail "nobody may call Up: $out"
+	[[ $out == *"Access denied"* ]] || fail "Up as nobody: expected a denial by the bus policy, got: $out"
+	# A read-only call by anyone activates the daemon through systemd.
+	out=$(as_nobody busctl --system call org.rbdvolume1 /org/rbdvolume1 org.rbdvolume1.Manager ListVolumes 2>&1) ||
+		fail "ListVolumes as nobody failed: $out"
+	# The name may be owned, and the call answered, before READY=1.
+	wait_for 10 in_ct systemctl -q is-active rbd-volumed.service ||
+		fail "the call did not activate rbd-volumed.service ($(unit_prop rbd-volumed.service ActiveState))"
+	out=$(in_ct busctl --system status org.rbdvolume1) || fail "busctl status org.rbdvolume1 failed"
+	[[ $out == *"PID=$(unit_prop rbd-volumed.service MainPID)"$'\n'* ]] ||
+		fail "org.rbdvolume1 is not owned by the daemon's main process"
+	in_ct busctl --system introspect org.rbdvolume1 /org/rbdvolume1 | grep -q '^org\.rbdvolume1\.Manager ' ||
+		fail "/org/rbdvolume1 has no org.rbdvolume1.Manager interface"
+}
+
+case_start_stop() {
+	local sum
+	spec_now a
+	start_units rbd-volume@a.service
+	expect_phase a up
+	in_ct mountpoint -q /srv/a || fail "/srv/a is not mounted"
+	in_ct dd if=/dev/urandom of=/srv/a/data bs=1M count=8 status=none
+	in_ct sync /srv/a/data
+	sum=$(in_ct sha256sum /srv/a/data)
+	stop_units rbd-volume@a.service
+	assert_nothing_left
+	[ "$(unit_prop rbd-fuse@a.service ActiveState)" = inactive ] || fail "rbd-fuse@a is $(unit_prop rbd-fuse@a.service ActiveState)"
+	[ "$(image_file_sha256 a data)" = "${sum%% *}" ] || fail "the data in image a differs from what was written"
+}
+
+case_daemon_restart_keeps_io() {
+	local v mounts loops pid
+	for v in b1 b2 b3; do spec "$v"; done
+	start_units rbd-volume@b1.service rbd-volume@b2.service rbd-volume@b3.service
+	# Synchronous 256 KiB writes to b1 until told to stop (2 min at most).
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct systemd-run --quiet --unit=rbdv-writer -p RemainAfterExit=yes /bin/bash -c '
+		i=0
+		while [ ! -e /run/rbdv-writer.stop ]; do
+			[ $SECONDS -lt 120 ] || exit 2
+			dd if=/dev/urandom of=/srv/b1/w$((i % 4)) bs=64k count=4 oflag=sync status=none || exit 1
+			i=$((i + 1))
+		done
+		echo "$i writes"'
+	mounts=$(mounts_of b1 b2 b3)
+	loops=$(loops_of b1 b2 b3)
+	[ "$(echo "$mounts" | wc -l)" -eq 6 ] || fail "expected 6 mounts of b1..b3, found: $mounts"
+	[ "$(echo "$loops" | wc -l)" -eq 3 ] || fail "expected 3 loop devices of b1..b3, found: $loops"
+
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	in_ct systemctl restart rbd-volumed.service
+	[ "$(unit_prop rbd-volumed.service MainPID)" != "$pid" ] || fail "restart kept MainPID $pid"
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	in_ct kill -KILL "$pid"
+	wait_for 30 daemon_replaced "$pid" || fail "systemd did not restart rbd-volumed after kill -9 of $pid"
+	[ "$(unit_prop rbd-volumed.service NRestarts)" -ge 1 ] || fail "NRestarts did not count the restart"
+	wait_for 60 all_phases_are up b1 b2 b3 || fail "b1..b3 are not all up again: $(not_in_phase up b1 b2 b3)"
+
+	[ "$(mounts_of b1 b2 b3)" = "$mounts" ] || fail "mounts changed: before: $mounts; after: $(mounts_of b1 b2 b3)"
+	[ "$(loops_of b1 b2 b3)" = "$loops" ] || fail "loop devices changed: before: $loops; after: $(loops_of b1 b2 b3)"
+	in_ct touch /run/rbdv-writer.stop
+	wait_for 30 unit_in_state rbdv-writer.service exited || fail "the writer did not finish"
+	[ "$(unit_prop rbdv-writer.service ExecMainStatus)" = 0 ] ||
+		fail "the writer failed (status $(unit_prop rbdv-writer.service ExecMainStatus)): $(in_ct journalctl --no-pager -q -n 3 -u rbdv-writer.service | tr '\n' ' ')"
+	sys_log "writer: $(in_ct journalctl --no-pager -q -o cat -u rbdv-writer.service | grep writes | tail -n 1)"
+	in_ct systemctl stop rbdv-writer.service
+	in_ct rm -f /run/rbdv-writer.stop
+}
+
+daemon_replaced() { # daemon_replaced OLD-PID: another main process is up
+	local pid
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	[ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(unit_prop rbd-volumed.service ActiveState)" = active ]
+}
+
+not_in_phase() { # not_in_phase PHASE NAME...: "NAME: PHASE (CONDITION: MESSAGE)" of the others
+	ctl status --json | python3 -c '
+import json, sys
+phase, names = sys.argv[1], sys.argv[2:]
+seen = {v["name"]: v for v in json.load(sys.stdin)["volumes"]}
+for n in names:
+    v = seen.get(n)
+    if v is None:
+        print("%s: unknown;" % n, end=" ")
+    elif v["phase"] != phase:
+        why = ", ".join("%s: %s" % (c["type"], c["message"]) for c in v.get("conditions") or [])
+        print("%s: %s (%s);" % (n, v["phase"], why), end=" ")' "$@"
+}
+
+unit_in_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_state UNIT SUBSTATE
+
+case_fuse_kill_degraded() {
+	local pid restarts
+	spec k1
+	start_units rbd-volume@k1.service
+	pid=$(unit_prop rbd-fuse@k1.service MainPID)
+	restarts=$(unit_prop rbd-fuse@k1.service NRestarts)
+	[ "$pid" != 0 ] || fail "rbd-fuse@k1 has no main process"
+	in_ct kill -KILL "$pid"
+	wait_for 30 fuse_restarted "$pid" "$restarts" || fail "systemd did not restart rbd-fuse@k1"
+	# The resync (60 s) would find it too; the margin covers that.
+	wait_for 90 degraded_mapper_lost k1 ||
+		fail "k1 did not turn degraded with MapperLost: phase $(vol_field k1 phase), conditions $(vol_field k1 conditions)"
+	in_ct timeout 330 systemctl stop rbd-volume@k1.service || fail "systemctl stop rbd-volume@k1 failed"
+	assert_nothing_left
+}
+
+fuse_restarted() { # fuse_restarted OLD-PID OLD-NRESTARTS
+	[ "$(unit_prop rbd-fuse@k1.service NRestarts)" -gt "$2" ] &&
+		[ "$(unit_prop rbd-fuse@k1.service ActiveState)" = active ] &&
+		[ "$(unit_prop rbd-fuse@k1.service MainPID)" != "$1" ]
+}
+
+degraded_mapper_lost() { vol_phase_is "$1" degraded && vol_condition "$1" MapperLost; }
+
+# Unmounted by hand, mounted again long before the 60 s resync: the daemon
+# reacts to the mount table's change.
+case_publish_restored_event_driven() {
+	local before ms
+	spec d1
+	start_units rbd-volume@d1.service
+	before=$(in_ct findmnt -n -o SOURCE,FSTYPE --mountpoint /srv/d1) || fail "/srv/d1 is not mounted"
+	# shellcheck disable=SC2016 # expanded inside
+	ms=$(in_ct bash -c 'umount /srv/d1 || exit 2
+		t0=$EPOCHREALTIME; t0=${t0//[.,]/}
+		while ! mountpoint -q /srv/d1; do
+			now=$EPOCHREALTIME; now=${now//[.,]/}
+			[ $((now - t0)) -lt 30000000 ] || { echo timeout; exit 0; }
+			sleep 0.01
+		done
+		now=$EPOCHREALTIME; now=${now//[.,]/}
+		echo $(((now - t0) / 1000))') || fail "cannot unmount /srv/d1"
+	[ "$ms" != timeout ] || fail "/srv/d1 was not mounted again within 30 s"
+	sys_log "latency: $ms ms"
+	[ "$ms" -lt 5000 ] || fail "/srv/d1 came back after $ms ms, not within 5 s"
+	[ "$(in_ct findmnt -n -o SOURCE,FSTYPE --mountpoint /srv/d1)" = "$before" ] ||
+		fail "/srv/d1 came back as $(in_ct findmnt -n -o SOURCE,FSTYPE --mountpoint /srv/d1), was $before"
+}
+
+case_fifty_volumes() {
+	local names=() units=() n started up down seq failed
+	for n in $(seq -w 0 49); do
+		names+=("c$n")
+		units+=("rbd-volume@c$n.service")
+		write_spec "c$n" 64M
+	done
+	spec c00 64M
+
+	started=$(sys_now_ms)
+	start_units "${units[@]}"
+	up=$(elapsed_s "$started")
+	all_phases_are up "${names[@]}" || fail "not all 50 are up: $(not_in_phase up "${names[@]}")"
+	[ "$(mounts_of "${names[@]}" | wc -l)" -eq 100 ] || fail "expected 100 mounts, found $(mounts_of "${names[@]}" | wc -l)"
+
+	started=$(sys_now_ms)
+	stop_units "${units[@]}"
+	down=$(elapsed_s "$started")
+	assert_nothing_left
+	failed=$(in_ct systemctl list-units --plain --no-legend --state=failed 'rbd-*' | awk '{print $1}')
+	[ -z "$failed" ] || fail "failed units: $(echo "$failed" | tr '\n' ' ')"
+
+	started=$(sys_now_ms)
+	for n in "${units[@]}"; do start_units "$n"; done
+	seq=$(elapsed_s "$started")
+	all_phases_are up "${names[@]}" || fail "not all 50 are up one by one: $(not_in_phase up "${names[@]}")"
+	sys_log "50 at once: up $up s, down $down s; one by one: up $seq s"
+}
+
+case_unprivileged_read_only() {
+	local out rc verb
+	spec f1
+	as_nobody "$SYS_BINDIR/rbd-volumectl" list >/dev/null || fail "rbd-volumectl list as nobody failed"
+	as_nobody "$SYS_BINDIR/rbd-volumectl" status >/dev/null || fail "rbd-volumectl status as nobody failed"
+	as_nobody "$SYS_BINDIR/rbd-volumectl" status --json | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+		fail "rbd-volumectl status --json as nobody did not print JSON"
+	for verb in up down; do
+		rc=0
+		out=$(as_nobody "$SYS_BINDIR/rbd-volumectl" "$verb" f1 2>&1) || rc=$?
+		[ $rc -eq 4 ] || fail "rbd-volumectl $verb as nobody exited $rc, expected 4: $out"
+		grep -qiE 'denied|root' <<<"$out" || fail "rbd-volumectl $verb as nobody says: $out"
+	done
+	out=$(as_nobody busctl --system call org.rbdvolume1 /org/rbdvolume1 org.rbdvolume1.Manager Up sb f1 false 2>&1) &&
+		fail "the bus let nobody call Up"
+	[[ $out == *"Access denied"* ]] || fail "Up as nobody on the bus: $out"
+	[ "$(vol_field f1 intent 2>/dev/null)" != up ] || fail "f1's intent became up"
+	in_ct mountpoint -q /srv/f1 && fail "/srv/f1 got mounted"
+	return 0
+}
+
+case_invalid_spec_reported() {
+	local mounts where="bad.toml:3:8"
+	spec a
+	start_units rbd-volume@a.service
+	mounts=$(mounts_of a)
+	# image.name must be a string: the error is at the value, line 3, column 8.
+	put_file /etc/rbd-volume/volumes/bad.toml <<'EOF'
+[image]
+pool = "rbd"
+name = 42
+EOF
+	wait_for 30 bad_reported "$where" ||
+		fail "volume bad: phase $(vol_field bad phase 2>&1), conditions $(vol_field bad conditions 2>&1); expected invalid with SpecInvalid at $where"
+	in_ct journalctl --no-pager -q -u rbd-volumed.service | grep -qF "$where" ||
+		fail "the daemon's journal does not mention $where"
+	expect_phase a up
+	[ "$(mounts_of a)" = "$mounts" ] || fail "a's mounts changed: $mounts -> $(mounts_of a)"
+}
+
+bad_reported() { vol_phase_is bad invalid && vol_condition bad SpecInvalid "$1"; }
+
+# A poweroff with a volume up and unsynced data: rbd-volume@ brings the volume
+# down while the daemon, the network and the mapper still run (the mapper
+# units are not stopped by the shutdown transaction), and the data is in the
+# image, on a clean filesystem. Boots a fresh container afterwards.
+case_shutdown_clean() {
+	local sum leader journal order
+	spec s1
+	start_units rbd-volume@s1.service
+	# A persistent journal, to read the shutdown afterwards from the overlay.
+	in_ct mkdir -p /var/log/journal
+	in_ct journalctl --flush
+	in_ct dd if=/dev/urandom of=/srv/s1/data bs=1M count=16 status=none
+	sum=$(in_ct sha256sum /srv/s1/data)
+	leader=$SYS_LEADER
+	in_ct systemctl poweroff --no-block
+	wait_for 120 container_gone "$leader" || fail "the container did not power off in 120 s"
+	journal=$(journalctl --no-pager -q -o cat --file "$SYS_ROOT/var/log/journal/*/*.journal" \
+		-u rbd-volume@s1.service -u rbd-fuse@s1.service 2>&1)
+	sys_restart_sandbox
+	order=$(grep -E '^Stopped rbd-(volume|fuse)@s1' <<<"$journal" | cut -d' ' -f2)
+	[ "$order" = "rbd-fuse@s1.service"$'\n'"rbd-volume@s1.service" ] ||
+		fail "expected rbd-fuse@s1 stopped (by the daemon) before rbd-volume@s1 finished stopping: $(echo "$journal" | tr '\n' ';')"
+	! grep -qiE 'fail|kill' <<<"$journal" || fail "a unit failed or was killed at shutdown: $(echo "$journal" | tr '\n' ';')"
+	[ "$(image_file_sha256 s1 data)" = "${sum%% *}" ] || fail "the data in image s1 differs from what was written"
+}
+
+container_gone() { ! sys_alive "$1"; }

@@ -1,0 +1,413 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# lib.sh: the harness shared by the system suite (tests/system/run.sh) and the
+# demo (scripts/demo.sh). Sourced, not run. It starts a throw-away Ceph
+# cluster (tests/ceph/test-cluster.sh), boots systemd in a container over this
+# machine's root (tests/system/sandbox.sh), installs a build into it, runs
+# commands inside, and tears everything down again.
+#
+#   sys_missing BUILD_DIR     what this machine lacks to run it (empty: nothing)
+#   sys_up BUILD_DIR          cluster, container, install; sets the CEPH_* and
+#                             SYS_* variables below
+#   sys_down                  tear it all down; safe to call more than once,
+#                             from a trap, at any point of sys_up
+#   in_ct CMD...              run CMD in the container (clean environment)
+#   ctl ARGS...               rbd-volumectl ARGS in the container
+#   put_file PATH             stdin to PATH in the container, atomically
+#   write_spec NAME [SIZE]    a fuse/ext4 spec for NAME, published at /srv/NAME
+#   vol_field NAME FIELD      one field of NAME in `rbd-volumectl status --json`
+#   wait_for SECONDS CMD...   until CMD succeeds; fails after SECONDS
+#
+# Knobs: RBDV_SYSTEM_LOOPS (loop devices bound into the container, 128),
+# RBDV_CEPH_OSD_BYTES (the test cluster's memstore size, 3 GiB here).
+
+SYS_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SYS_SANDBOX=$SYS_SRC/tests/system/sandbox.sh
+SYS_CLUSTER=$SYS_SRC/tests/ceph/test-cluster.sh
+SYS_WORK=""     # everything of one run: ceph/, sandbox/, logs
+SYS_ROOT=""     # the container's root, as seen from here
+SYS_LEADER=""   # the container's PID 1, as this machine numbers it
+SYS_BUILD=""
+# shellcheck disable=SC2034 # set by run.sh, read by cases.sh
+SYS_CASE_LOOPS="" # loop devices when the current case began
+# shellcheck disable=SC2034 # the cases and the demo use these
+SYS_BINDIR="" SYS_SBINDIR="" SYS_UNITDIR=""
+SYS_INSTALLED=() # every installed path, as the container sees it
+# shellcheck disable=SC2034
+CEPH_CONF="" CEPH_POOL="" CEPH_TEST_ID="" CEPH_TEST_KEYRING="" CEPH_ADMIN_KEYRING=""
+
+sys_log() { printf '# %s\n' "$*"; }
+sys_die() {
+	printf 'system: ERROR: %s\n' "$*" >&2
+	exit 1
+}
+
+sys_now_ms() {
+	local now=$EPOCHREALTIME
+	echo $((${now//[.,]/} / 1000))
+}
+
+# --- what a run needs ---------------------------------------------------------------
+
+sys_missing() { # sys_missing BUILD_DIR: prints the first thing missing
+	local tool
+	if [ "$(id -u)" -ne 0 ]; then echo "needs root"; return; fi
+	for tool in systemd-nspawn nsenter setpriv python3 meson ss ceph-mon ceph-osd rbd rbd-fuse; do
+		command -v "$tool" >/dev/null || {
+			echo "$tool not found (scripts/install-deps.sh installs it)"
+			return
+		}
+	done
+	[ -c /dev/fuse ] || { echo "no /dev/fuse"; return; }
+	[ -c /dev/loop-control ] || { echo "no /dev/loop-control"; return; }
+	case $'\n'$(sys_installed_paths "$1")$'\n' in
+	*/rbd-volumed$'\n'*) ;;
+	*) echo "this build has no rbd-volumed (it needs the ceph feature)" ;;
+	esac
+}
+
+# --- the build, installed ---------------------------------------------------------------
+
+sys_installed_paths() { # sys_installed_paths BUILD_DIR: where `meson install` puts each file
+	meson introspect --installed "$1" 2>/dev/null |
+		python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin).values()))'
+}
+
+sys_install() {
+	local started log=$SYS_WORK/install.log
+	started=$(sys_now_ms)
+	DESTDIR=$SYS_ROOT meson install -C "$SYS_BUILD" --no-rebuild >"$log" 2>&1 ||
+		sys_die "meson install into the container failed (see $log)"
+	mapfile -t SYS_INSTALLED < <(sys_installed_paths "$SYS_BUILD")
+	local path
+	for path in "${SYS_INSTALLED[@]}"; do
+		# shellcheck disable=SC2034 # the cases use them
+		case $path in
+		*/rbd-volumectl) SYS_BINDIR=${path%/*} ;;
+		*/rbd-volumed) SYS_SBINDIR=${path%/*} ;;
+		*/rbd-volumed.service) SYS_UNITDIR=${path%/*} ;;
+		*/dbus-1/system.d/org.rbdvolume1.conf) sys_include_bus_policy "${path%/*}" ;;
+		esac
+	done
+	in_ct systemctl daemon-reload
+	in_ct systemd-tmpfiles --create rbd-volume.conf
+	# dbus-daemon reads its policies when it starts and on ReloadConfig.
+	if in_ct systemctl -q is-active dbus.service; then in_ct systemctl reload dbus.service; fi
+	sys_log "installed into the container in $(($(sys_now_ms) - started)) ms (bindir $SYS_BINDIR)"
+}
+
+# dbus-daemon reads only /usr/share/dbus-1/system.d and /etc/dbus-1/system.d:
+# a build for another prefix (meson's default is /usr/local) needs its
+# directory included, as an administrator would.
+sys_include_bus_policy() { # sys_include_bus_policy DIR
+	[ "$1" = /usr/share/dbus-1/system.d ] && return 0
+	put_file /etc/dbus-1/system-local.conf <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <includedir>$1</includedir>
+</busconfig>
+EOF
+}
+
+# --- the cluster -------------------------------------------------------------------------
+
+# A monitor port pair nobody listens on: other clusters (the ceph suite, another
+# developer's) may run on this machine at the same time.
+sys_free_ports() {
+	local v2
+	for v2 in $(seq 13320 10 13620); do
+		if [ -z "$(ss -Hltn "sport = :$v2")" ] && [ -z "$(ss -Hltn "sport = :$((v2 + 3500))")" ]; then
+			echo "$v2 $((v2 + 3500))"
+			return 0
+		fi
+	done
+	return 1
+}
+
+sys_start_cluster() {
+	local started ports key value
+	started=$(sys_now_ms)
+	ports=$(sys_free_ports) || sys_die "no free port pair for the test cluster's monitor"
+	while IFS='=' read -r key value; do
+		case $key in
+		CEPH_CONF | CEPH_POOL | CEPH_TEST_ID | CEPH_TEST_KEYRING | CEPH_ADMIN_KEYRING)
+			printf -v "$key" '%s' "$value"
+			;;
+		esac
+	done < <(RBDV_CEPH_MON_PORT=${ports% *} RBDV_CEPH_MON_PORT_V1=${ports#* } \
+		RBDV_CEPH_OSD_BYTES=${RBDV_CEPH_OSD_BYTES:-3221225472} \
+		"$SYS_CLUSTER" start "$SYS_WORK/ceph" 2>"$SYS_WORK/cluster.log")
+	if [ -z "$CEPH_CONF" ] || [ -z "$CEPH_TEST_KEYRING" ]; then
+		sys_die "the test cluster did not start: $(tail -n 3 "$SYS_WORK/cluster.log")"
+	fi
+	sys_log "cluster ready in $(($(sys_now_ms) - started)) ms (mon port ${ports% *})"
+}
+
+# --- the container -----------------------------------------------------------------------
+
+sys_loop_devices() { losetup -l -n -O NAME,BACK-FILE 2>/dev/null | sort || true; }
+
+sys_start_sandbox() {
+	local started key value
+	started=$(sys_now_ms)
+	while IFS='=' read -r key value; do
+		case $key in
+		SANDBOX_LEADER) SYS_LEADER=$value ;;
+		SANDBOX_ROOT) SYS_ROOT=$value ;;
+		esac
+	done < <(SANDBOX_LOOPS=${RBDV_SYSTEM_LOOPS:-128} SANDBOX_FUSE=1 SANDBOX_BIND="$SYS_WORK/ceph" \
+		"$SYS_SANDBOX" start "$SYS_WORK/sandbox" 2>"$SYS_WORK/sandbox.log")
+	if [ -z "$SYS_LEADER" ] || [ -z "$SYS_ROOT" ]; then
+		sys_die "the container did not boot: $(tail -n 3 "$SYS_WORK/sandbox.log")"
+	fi
+	# The system bus: socket-activated by basic.target when this machine's
+	# dbus is; started by hand otherwise.
+	in_ct busctl --system list >/dev/null 2>&1 || in_ct systemctl start dbus.service
+	in_ct busctl --system list >/dev/null || sys_die "the system bus does not answer in the container"
+	sys_log "container booted in $(($(sys_now_ms) - started)) ms"
+}
+
+# The container powered off (a case may do that): a fresh one, installed again.
+sys_restart_sandbox() {
+	"$SYS_SANDBOX" stop "$SYS_WORK/sandbox" 2>>"$SYS_WORK/sandbox.log" || true
+	SYS_LEADER="" SYS_ROOT=""
+	sys_start_sandbox
+	sys_install
+}
+
+# A case runs in a subshell: after one restarted the container, the next
+# commands need its new PID 1.
+sys_refresh_leader() {
+	SYS_LEADER=$("$SYS_SANDBOX" leader "$SYS_WORK/sandbox" 2>/dev/null) || SYS_LEADER=""
+}
+
+sys_alive() { # sys_alive PID: exists and is not a zombie
+	local state
+	[ -r "/proc/$1/stat" ] || return 1
+	state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# --- up and down -------------------------------------------------------------------------
+
+sys_work_dir() { # sys_work_dir BUILD_DIR: admin socket paths must stay short
+	local base
+	base=$(cd "$1" && pwd)
+	if [ ${#base} -gt 40 ]; then
+		base=/var/lib/rbd-volume-tests
+		mkdir -p "$base"
+	fi
+	mktemp -d "$base/system.XXXXXX"
+}
+
+sys_up() { # sys_up BUILD_DIR
+	SYS_BUILD=$(cd "$1" && pwd)
+	SYS_WORK=$(sys_work_dir "$SYS_BUILD")
+	sys_loop_devices >"$SYS_WORK/loops-before"
+	sys_start_guardian
+	sys_start_cluster
+	sys_start_sandbox
+	sys_install
+}
+
+# A guardian in a session of its own (a signal to our process group spares
+# it) watches this shell: when the shell is gone without sys_down (SIGKILL,
+# a timeout), the guardian tears everything down itself.
+sys_start_guardian() {
+	# shellcheck disable=SC2016 # expanded by the guardian
+	setsid bash -c 'trap "" INT TERM HUP PIPE
+		while [ -d "$3" ] && [ ! -e "$3/released" ] && kill -0 "$1" 2>/dev/null; do sleep 1; done
+		[ -d "$3" ] && [ ! -e "$3/released" ] || exit 0
+		. "$2"
+		SYS_WORK=$3
+		sys_down' guardian "$$" "$SYS_SRC/tests/system/lib.sh" "$SYS_WORK" \
+		</dev/null >>"$SYS_WORK/guardian.log" 2>&1 &
+}
+
+# Is FILE the backing file of a loop device of one of our volumes? The fuse
+# driver's is /run/rbd-volume/fuse/NAME/IMAGE (IMAGE = NAME here); once the
+# dead FUSE mount of a killed rbd-fuse is detached it shows as /IMAGE.
+sys_our_loop_file() { # sys_our_loop_file FILE
+	local file=${1% (deleted)} image
+	[ -f "$SYS_WORK/images" ] || return 1
+	while read -r image; do
+		case $file in "/run/rbd-volume/fuse/$image/$image" | "/$image") return 0 ;; esac
+	done <"$SYS_WORK/images"
+	return 1
+}
+
+# Loop devices in LIST (NAME FILE lines) of our volumes that are not in BEFORE.
+sys_our_new_loops() { # sys_our_new_loops BEFORE LIST
+	local dev file
+	while read -r dev file; do
+		[ -n "$dev" ] || continue
+		grep -qxF -- "$dev $file" <<<"$1" && continue
+		sys_our_loop_file "$file" && echo "$dev $file"
+	done <<<"$2"
+	return 0
+}
+
+# Loop devices attached inside the container outlive it: detach those of our
+# volumes that appeared during the run. Prints what it found.
+sys_detach_stray_loops() {
+	local dev file
+	while read -r dev file; do
+		[ -n "$dev" ] || continue
+		echo "$dev ($file)"
+		losetup -d "$dev" 2>/dev/null || true
+	done <<<"$(sys_our_new_loops "$(cat "$SYS_WORK/loops-before" 2>/dev/null)" "$(sys_loop_devices)")"
+}
+
+# Everything the run left on this machine; prints one line per leftover.
+sys_leftovers() {
+	local mounts
+	mounts=$(findmnt -rn -o TARGET | grep -F -- "$SYS_WORK" || true)
+	[ -z "$mounts" ] || echo "mounts under $SYS_WORK: $(echo "$mounts" | tr '\n' ' ')"
+	if pgrep -f -- "$SYS_WORK/" >/dev/null; then
+		echo "processes: $(pgrep -a -f -- "$SYS_WORK/" | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+SYS_DOWN_DONE=0
+SYS_DOWN_LEFTOVERS="" # what sys_down could not remove
+sys_down() {
+	[ "$SYS_DOWN_DONE" = 1 ] && return 0
+	SYS_DOWN_DONE=1
+	[ -n "$SYS_WORK" ] || return 0
+	local stray
+	# Volumes first, while the daemon runs, so they come down cleanly.
+	[ -z "$SYS_LEADER" ] || sys_stop_volumes >/dev/null 2>&1 || true
+	if [ -d "$SYS_WORK/sandbox" ]; then
+		"$SYS_SANDBOX" stop "$SYS_WORK/sandbox" 2>>"$SYS_WORK/sandbox.log" || true
+	fi
+	stray=$(sys_detach_stray_loops)
+	[ -z "$stray" ] || sys_log "detached loop devices the container left: $stray"
+	if [ -d "$SYS_WORK/ceph" ]; then
+		"$SYS_CLUSTER" purge "$SYS_WORK/ceph" 2>>"$SYS_WORK/cluster.log" || true
+	fi
+	SYS_DOWN_LEFTOVERS=$(sys_leftovers)
+	touch "$SYS_WORK/released" # the guardian stands down
+	if [ -z "$SYS_DOWN_LEFTOVERS" ]; then
+		rm -rf --one-file-system "$SYS_WORK"
+	else
+		sys_log "left in place: $SYS_WORK ($SYS_DOWN_LEFTOVERS)"
+	fi
+}
+
+# --- inside the container ------------------------------------------------------------------
+
+in_ct() {
+	nsenter -t "$SYS_LEADER" -m -u -i -p -C -n --wd -- \
+		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM=dumb SYSTEMD_PAGER= SYSTEMD_COLORS=0 "$@"
+}
+
+ctl() { in_ct "$SYS_BINDIR/rbd-volumectl" "$@"; }
+
+as_nobody() { in_ct setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+put_file() { # put_file PATH: stdin to PATH, atomically (a watcher never sees half a file)
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c 'd=$(dirname "$1"); mkdir -p "$d" && cat >"$d/.$(basename "$1").tmp" &&
+		mv -f "$d/.$(basename "$1").tmp" "$1"' put_file "$1"
+}
+
+unit_prop() { in_ct systemctl show -P "$2" "$1"; } # unit_prop UNIT PROPERTY
+
+# Takes every volume down: stops the rbd-volume@ units, then brings down what
+# is still meant to be up (a unit that failed to start is not stopped).
+# Bounded, for teardowns.
+sys_stop_volumes() {
+	local units status=0 name
+	units=$(in_ct systemctl list-units --all --plain --no-legend 'rbd-volume@*' | awk '{print $1}')
+	if [ -n "$units" ]; then
+		# shellcheck disable=SC2086 # one unit name per word
+		in_ct timeout 330 systemctl stop $units || {
+			# shellcheck disable=SC2086
+			in_ct systemctl kill --signal=KILL $units || true
+			status=1
+		}
+	fi
+	for name in $(ctl status --json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(v["name"] for v in json.load(sys.stdin)["volumes"] if v["intent"] == "up"))'); do
+		in_ct timeout 330 "$SYS_BINDIR/rbd-volumectl" down "$name" || status=1
+	done
+	return $status
+}
+
+# --- volumes ---------------------------------------------------------------------------------
+
+write_spec() { # write_spec NAME [SIZE]: fuse driver, ext4, published at /srv/NAME
+	grep -qxF -- "$1" "$SYS_WORK/images" 2>/dev/null || echo "$1" >>"$SYS_WORK/images"
+	put_file "/etc/rbd-volume/volumes/$1.toml" <<EOF
+# $1: written by the system test harness
+[image]
+pool = "$CEPH_POOL"
+name = "$1"
+
+[image.create]
+size = "${2:-256M}"
+
+[cluster]
+conf = "$CEPH_CONF"
+id = "$CEPH_TEST_ID"
+keyring = "$CEPH_TEST_KEYRING"
+
+[map]
+driver = "fuse"
+
+[filesystem]
+type = "ext4"
+
+[[publish]]
+path = "/srv/$1"
+EOF
+}
+
+# shellcheck disable=SC2016 # python, not shell
+SYS_PY_VOLUME='
+import json, sys
+def volume(name):
+    for v in json.load(sys.stdin)["volumes"]:
+        if v["name"] == name:
+            return v
+    sys.exit(1)
+'
+
+vol_field() { # vol_field NAME FIELD: a string as it is, anything else as JSON
+	ctl status --json | python3 -c "$SYS_PY_VOLUME"'
+x = volume(sys.argv[1]).get(sys.argv[2])
+print(x if isinstance(x, str) else json.dumps(x))' "$1" "$2"
+}
+
+vol_phase_is() { [ "$(vol_field "$1" phase 2>/dev/null)" = "$2" ]; } # vol_phase_is NAME PHASE
+
+# vol_condition NAME TYPE [TEXT]: NAME has a condition TYPE whose message holds TEXT.
+vol_condition() {
+	ctl status --json | python3 -c "$SYS_PY_VOLUME"'
+v = volume(sys.argv[1])
+text = sys.argv[3] if len(sys.argv) > 3 else ""
+sys.exit(0 if any(c["type"] == sys.argv[2] and text in c["message"]
+                  for c in v.get("conditions") or []) else 1)' "$@"
+}
+
+# all_phases_are PHASE NAME...: one status call for many volumes.
+all_phases_are() {
+	ctl status --json | python3 -c '
+import json, sys
+phase, names = sys.argv[1], set(sys.argv[2:])
+seen = {v["name"]: v["phase"] for v in json.load(sys.stdin)["volumes"]}
+sys.exit(0 if all(seen.get(n) == phase for n in names) else 1)' "$@"
+}
+
+wait_for() { # wait_for SECONDS CMD...: polls every 0.2 s; fails after SECONDS
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.2
+	done
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# run.sh: the system suite. Boots systemd 252 as PID 1 of a systemd-nspawn
+# container over this machine's root, installs BUILD_DIR into it, starts a
+# throw-away Ceph cluster, and runs the cases in tests/system/cases.sh against
+# the installed units: `systemctl start rbd-volume@NAME` and friends.
+#
+#   tests/system/run.sh BUILD_DIR [CASE...]     every case, or the ones named
+#
+# Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
+# starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
+# one failed, 2 on a usage error, 77 (meson's skip) when this machine cannot
+# run it (no root, systemd-nspawn, /dev/fuse, loop devices or Ceph tools, or
+# the build has no daemon); with RBDV_REQUIRE_SYSTEM=1 that is a failure (1).
+# The container, the cluster, and every mount and loop device they made are
+# gone when it exits, Ctrl-C included.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/system/lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/system/cases.sh
+. "$here/cases.sh"
+
+usage() {
+	echo "usage: tests/system/run.sh BUILD_DIR [CASE...]" >&2
+	echo "cases: ${SYS_CASES[*]}" >&2
+	exit 2
+}
+
+passed=0
+failed=0
+
+report() { # report CASE RC REASON
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $1: ${3:-failed}"
+		failed=$((failed + 1))
+	fi
+}
+
+# A case runs in a subshell with errexit: fail() or any failing command ends
+# it, and the reason is what fail() said or the command that failed.
+run_case() { # run_case NAME
+	local name=$1 rc started reason
+	started=$(sys_now_ms)
+	SYS_CASE_LOOPS=$(ct_loops)
+	: >"$SYS_WORK/reason"
+	: >"$SYS_WORK/failed"
+	set +e
+	(
+		set -eE
+		trap 'echo "${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $?" >>"$SYS_WORK/reason"' ERR
+		"case_$name"
+	)
+	rc=$?
+	set -e
+	sys_refresh_leader
+	# What fail() said; else the command whose failure ended the case (the
+	# last one: the ERR trap also fires inside command substitutions).
+	reason=$(cat "$SYS_WORK/failed")
+	[ -n "$reason" ] || reason=$(tail -n 1 "$SYS_WORK/reason")
+	[ $rc -eq 0 ] || case_diagnostics
+	case_cleanup "$name" || {
+		reason+="${reason:+; and }left behind after its volumes were stopped: $(cat "$SYS_WORK/leftovers")"
+		rc=1
+	}
+	sys_log "$name took $((($(sys_now_ms) - started) / 1000)) s"
+	report "$name" $rc "$reason"
+}
+
+interrupted() {
+	trap - INT TERM
+	echo "# interrupted; tearing down" >&2
+	exit 130
+}
+
+finish() {
+	local rc=$?
+	sys_down
+	if [ -n "${SYS_DOWN_LEFTOVERS:-}" ]; then
+		echo "# teardown left: $SYS_DOWN_LEFTOVERS" >&2
+		[ $rc -ne 0 ] || rc=1
+	fi
+	exit $rc
+}
+
+main() {
+	[ $# -ge 1 ] || usage
+	local build=$1 name cases=()
+	shift
+	[ -d "$build" ] || usage
+	for name in "$@"; do
+		printf '%s\n' "${SYS_CASES[@]}" | grep -qxF -- "$name" || {
+			echo "run.sh: no case '$name'" >&2
+			usage
+		}
+		cases+=("$name")
+	done
+	[ ${#cases[@]} -gt 0 ] || cases=("${SYS_CASES[@]}")
+
+	local missing
+	missing=$(sys_missing "$build")
+	if [ -n "$missing" ]; then
+		if [ "${RBDV_REQUIRE_SYSTEM:-0}" = 1 ]; then
+			echo "system suite cannot run: $missing (RBDV_REQUIRE_SYSTEM=1)" >&2
+			exit 1
+		fi
+		echo "SKIP: system suite: $missing"
+		exit 77
+	fi
+
+	trap finish EXIT
+	trap interrupted INT TERM
+	sys_up "$build"
+	for name in "${cases[@]}"; do run_case "$name"; done
+	sys_down
+	report teardown_clean "$([ -z "$SYS_DOWN_LEFTOVERS" ] && echo 0 || echo 1)" "$SYS_DOWN_LEFTOVERS"
+	SYS_DOWN_LEFTOVERS=""
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+main "$@"

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The bus verbs of the real rbd-volumectl against a fake rbd-volumed: a private
+ * dbus-daemon stands in for the system bus (DBUS_SYSTEM_BUS_ADDRESS), and an
+ * in-test sd-bus server owns org.rbdvolume1 with canned volumes.
+ */
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli/status_format.hpp"
+#include "fake_manager.hpp"
+#include "private_bus.hpp"
+#include "run_ctl.hpp"
+#include "sample_volumes.hpp"
+
+namespace rbdvolume::testing {
+
+namespace {
+
+constexpr std::string_view Hint = "is rbd-volumed running? (systemctl status rbd-volumed)";
+
+bool integrationRequired()
+{
+	const char *value =
+		std::getenv("RBDV_REQUIRE_INTEGRATION"); /* NOLINT(concurrency-mt-unsafe) */
+	return value != nullptr && std::string_view(value) == "1";
+}
+
+/* The volumes as the CLI shows them: sorted by name. */
+std::vector<cli::VolumeView> sortedVolumes()
+{
+	return { invalidVolume(), upVolume(), failedVolume() };
+}
+
+struct Rig {
+	std::unique_ptr<PrivateBus> bus;
+	std::unique_ptr<FakeManager> daemon;
+	std::string problem;
+};
+
+class CliBus : public ::testing::Test
+{
+protected:
+	/* One bus and one fake daemon for the suite; the calls are cleared before each test. */
+	static Rig &rig()
+	{
+		static Rig suiteRig;
+		return suiteRig;
+	}
+
+	static void SetUpTestSuite()
+	{
+		Rig &shared = rig();
+		shared.bus = PrivateBus::start(shared.problem);
+		if (!shared.bus)
+			return;
+		shared.daemon = std::make_unique<FakeManager>(sampleVolumes());
+		shared.problem = shared.daemon->start(shared.bus->address());
+		if (!shared.problem.empty())
+			shared.daemon.reset();
+	}
+
+	static void TearDownTestSuite()
+	{
+		rig().daemon.reset();
+		rig().bus.reset();
+	}
+
+	void SetUp() override
+	{
+		ASSERT_FALSE(ctlPath().empty()) << "RBDV_CTL is not set (meson sets it)";
+		if (!rig().problem.empty()) {
+			if (integrationRequired())
+				FAIL() << "RBDV_REQUIRE_INTEGRATION=1 but " << rig().problem;
+			GTEST_SKIP() << rig().problem;
+		}
+		rig().daemon->clearCalls();
+	}
+
+	static CtlResult ctl(const std::vector<std::string> &args,
+			     const std::vector<std::string> &extraEnv = {},
+			     bool stderrTerminal = false)
+	{
+		return runCtl(rig().bus->address(), args, extraEnv, stderrTerminal);
+	}
+
+	static FakeManager &daemon() { return *rig().daemon; }
+};
+
+/* ---- list ---- */
+
+TEST_F(CliBus, ListIsATableSortedByName)
+{
+	const CtlResult result = ctl({ "list" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "NAME          INTENT  PHASE\n"
+			      "archive.2020  -       invalid\n"
+			      "db            up      up\n"
+			      "logs          down    failed\n");
+	EXPECT_EQ(result.err, "");
+}
+
+TEST_F(CliBus, ListJson)
+{
+	const CtlResult result = ctl({ "list", "--json" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out,
+		  "{\"volumes\":[{\"name\":\"archive.2020\",\"intent\":\"\",\"phase\":\"invalid\"},"
+		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\"},"
+		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\"}]}\n");
+}
+
+/* ---- status ---- */
+
+TEST_F(CliBus, StatusShowsEveryVolumeWithEveryProperty)
+{
+	const CtlResult result = ctl({ "status" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, cli::formatStatusText(sortedVolumes()));
+	EXPECT_NE(result.out.find(
+			  "  conditions:   Failed: unmap: device or resource busy\n"
+			  "                Conflict: /srv/logs is mounted by another process\n"),
+		  std::string::npos)
+		<< result.out;
+}
+
+TEST_F(CliBus, StatusOfOneFailedVolumeStillExitsZero)
+{
+	const CtlResult result = ctl({ "status", "logs" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	const std::vector<cli::VolumeView> expected = { failedVolume() };
+	EXPECT_EQ(result.out, cli::formatStatusText(expected));
+	EXPECT_EQ(result.out.rfind("logs\n  spec file:    /etc/rbd-volume/volumes/logs.toml\n", 0),
+		  0U)
+		<< result.out;
+}
+
+TEST_F(CliBus, StatusOfANameWithADot)
+{
+	const CtlResult result = ctl({ "status", "archive.2020" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	const std::vector<cli::VolumeView> expected = { invalidVolume() };
+	EXPECT_EQ(result.out, cli::formatStatusText(expected));
+}
+
+TEST_F(CliBus, StatusJson)
+{
+	const CtlResult result = ctl({ "status", "--json" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, cli::formatStatusJson(sortedVolumes()));
+	EXPECT_EQ(result.out.rfind("{\"volumes\":[{\"name\":\"archive.2020\",\"spec_file\":\"\","
+				   "\"intent\":\"\",\"phase\":\"invalid\"",
+				   0),
+		  0U)
+		<< result.out;
+}
+
+TEST_F(CliBus, StatusJsonOfOne)
+{
+	const CtlResult result = ctl({ "status", "db", "--json" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	const std::vector<cli::VolumeView> expected = { upVolume() };
+	EXPECT_EQ(result.out, cli::formatStatusJson(expected));
+}
+
+/* ---- up, down ---- */
+
+TEST_F(CliBus, UpWaitsAndPrintsNothing)
+{
+	const CtlResult result = ctl({ "up", "db" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "");
+	EXPECT_EQ(result.err, "");
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Up db wait" });
+}
+
+TEST_F(CliBus, UpVerbose)
+{
+	const CtlResult result = ctl({ "up", "--verbose", "db" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "db: up\n");
+}
+
+TEST_F(CliBus, UpFailureIsTheDaemonsMessage)
+{
+	daemon().plan("Up", "db",
+		      ReplyPlan{ {},
+				 "org.rbdvolume1.Error.Conflict",
+				 "/srv/db is mounted by another process",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "up", "db" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_EQ(result.out, "");
+	EXPECT_EQ(result.err, "rbd-volumectl: up db: /srv/db is mounted by another process\n");
+}
+
+TEST_F(CliBus, EveryDaemonErrorIsExitOne)
+{
+	for (const char *name :
+	     { "org.rbdvolume1.Error.SpecInvalid", "org.rbdvolume1.Error.Failed",
+	       "org.rbdvolume1.Error.Timeout", "org.rbdvolume1.Error.ShuttingDown" }) {
+		daemon().plan("Up", "logs", ReplyPlan{ {}, name, "it went wrong", false, 0 });
+		const CtlResult result = ctl({ "up", "logs" });
+		EXPECT_EQ(result.exitCode, 1) << name;
+		EXPECT_EQ(result.err, "rbd-volumectl: up logs: it went wrong\n") << name;
+	}
+}
+
+TEST_F(CliBus, AMessageOfSeveralLinesKeepsThemButNoOtherControls)
+{
+	daemon().plan("Up", "db",
+		      ReplyPlan{ {},
+				 "org.rbdvolume1.Error.SpecInvalid",
+				 "/etc/rbd-volume/volumes/db.toml:3:8: pool: required\n"
+				 "/etc/rbd-volume/volumes/db.toml:5:1: fs: \x1b[1mbold\x1b[0m?\n",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "up", "db" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_EQ(result.err, "rbd-volumectl: up db: /etc/rbd-volume/volumes/db.toml:3:8: pool: "
+			      "required\n/etc/rbd-volume/volumes/db.toml:5:1: fs: "
+			      "\\x1b[1mbold\\x1b[0m?\n");
+}
+
+TEST_F(CliBus, UpWithProgressPrintsEachActivity)
+{
+	const ReplyPlan plan{ { { "logs", "map rbd/logs" },
+				{ "logs", "format ext4 /dev/rbd1" },
+				{ "db", "not this volume" },
+				{ "logs", "" } },
+			      "",
+			      "",
+			      false,
+			      0 };
+	daemon().plan("Up", "logs", plan);
+	const CtlResult result = ctl({ "up", "logs", "--progress" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "");
+	EXPECT_EQ(result.err, "logs: map rbd/logs\nlogs: format ext4 /dev/rbd1\n");
+
+	/* Without --progress, and stderr no terminal: quiet. */
+	const CtlResult quiet = ctl({ "up", "logs" });
+	EXPECT_EQ(quiet.exitCode, 0) << quiet.err;
+	EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(CliBus, ProgressIsOnByDefaultOnATerminal)
+{
+	daemon().plan("Down", "logs",
+		      ReplyPlan{ { { "logs", "unmount /var/lib/rbd-volume/staging/logs" },
+				   { "logs", "unmap /dev/nbd1" } },
+				 "",
+				 "",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "down", "logs" }, {}, true);
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.err, "logs: unmount /var/lib/rbd-volume/staging/logs\n"
+			      "logs: unmap /dev/nbd1\n");
+
+	/* --no-wait has nothing to wait for, so nothing to show. */
+	const CtlResult noWait = ctl({ "down", "logs", "--no-wait" }, {}, true);
+	EXPECT_EQ(noWait.exitCode, 0) << noWait.err;
+	EXPECT_EQ(noWait.err, "");
+}
+
+TEST_F(CliBus, UpWaitsLongerThanTheBusDefaultTimeout)
+{
+	/* sd-bus would give up on a call after $SYSTEMD_BUS_TIMEOUT; a waiting up must not. */
+	daemon().plan("Up", "db", ReplyPlan{ {}, "", "", false, 1500000 });
+	const CtlResult result = ctl({ "up", "db" }, { "SYSTEMD_BUS_TIMEOUT=500ms" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.err, "");
+}
+
+TEST_F(CliBus, UpGivesUpAfterTimeout)
+{
+	daemon().plan("Up", "db", ReplyPlan{ {}, "", "", true, 0 });
+	const CtlResult result = ctl({ "up", "db", "--timeout", "1" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_EQ(result.err, "rbd-volumectl: up db: no reply within 1 s; rbd-volumed carries on "
+			      "(see 'rbd-volumectl status db')\n");
+}
+
+TEST_F(CliBus, DownNoWaitPassesWaitFalse)
+{
+	const CtlResult result = ctl({ "down", "db", "--no-wait" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "");
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Down db nowait" });
+
+	const CtlResult verbose = ctl({ "down", "db", "--no-wait", "-v" });
+	EXPECT_EQ(verbose.out, "db: down (requested)\n");
+}
+
+TEST_F(CliBus, DownWaitsByDefault)
+{
+	const CtlResult result = ctl({ "down", "logs", "-v" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "logs: down\n");
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Down logs wait" });
+}
+
+/* ---- reconcile, reload ---- */
+
+TEST_F(CliBus, ReconcileOneAndAll)
+{
+	EXPECT_EQ(ctl({ "reconcile", "db" }).exitCode, 0);
+	const CtlResult all = ctl({ "reconcile", "--verbose" });
+	EXPECT_EQ(all.exitCode, 0) << all.err;
+	EXPECT_EQ(all.out, "every volume: reconciled\n");
+	EXPECT_EQ(daemon().calls(),
+		  (std::vector<std::string>{ "Reconcile db", "Reconcile (all)" }));
+}
+
+TEST_F(CliBus, ReconcileAllShowsProgressOfEveryVolume)
+{
+	const ReplyPlan plan{ { { "archive.2020", "check the spec" },
+				{ "db", "grow ext4 /dev/rbd0" },
+				{ "db", "" } },
+			      "",
+			      "",
+			      false,
+			      0 };
+	daemon().plan("Reconcile", "", plan);
+	const CtlResult result = ctl({ "reconcile", "--progress" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.err, "archive.2020: check the spec\ndb: grow ext4 /dev/rbd0\n");
+}
+
+TEST_F(CliBus, Reload)
+{
+	const CtlResult result = ctl({ "reload" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.out, "");
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Reload" });
+	EXPECT_EQ(ctl({ "reload", "-v" }).out, "reloaded\n");
+
+	daemon().plan("Reload", "",
+		      ReplyPlan{ {},
+				 "org.rbdvolume1.Error.Failed",
+				 "cannot read /etc/rbd-volume/volumes",
+				 false,
+				 0 });
+	const CtlResult failed = ctl({ "reload" });
+	EXPECT_EQ(failed.exitCode, 1);
+	EXPECT_EQ(failed.err, "rbd-volumectl: reload: cannot read /etc/rbd-volume/volumes\n");
+}
+
+/* ---- the exit codes of refusals ---- */
+
+TEST_F(CliBus, UnknownVolumeIsExitFive)
+{
+	for (const std::vector<std::string> &args :
+	     { std::vector<std::string>{ "up", "nope" },
+	       std::vector<std::string>{ "up", "nope", "--progress" },
+	       std::vector<std::string>{ "down", "nope", "--no-wait" },
+	       std::vector<std::string>{ "status", "nope" },
+	       std::vector<std::string>{ "reconcile", "nope" } }) {
+		const CtlResult result = ctl(args);
+		EXPECT_EQ(result.exitCode, 5) << args[0] << " " << result.err;
+		EXPECT_EQ(result.err,
+			  "rbd-volumectl: " + args[0] + " nope: no volume named 'nope'\n");
+		EXPECT_EQ(result.out, "");
+	}
+}
+
+TEST_F(CliBus, AccessDeniedIsExitFour)
+{
+	daemon().plan("Down", "db",
+		      ReplyPlan{ {},
+				 "org.freedesktop.DBus.Error.AccessDenied",
+				 "Down needs root",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "down", "db" });
+	EXPECT_EQ(result.exitCode, 4);
+	EXPECT_EQ(result.err, "rbd-volumectl: down db: permission denied: must be root\n");
+}
+
+TEST_F(CliBus, UsageErrorsAreExitTwoWithoutTheBus)
+{
+	for (const std::vector<std::string> &args :
+	     { std::vector<std::string>{ "up" }, std::vector<std::string>{ "up", "a", "b" },
+	       std::vector<std::string>{ "up", "not-a-name" },
+	       std::vector<std::string>{ "down", "db", "--json" },
+	       std::vector<std::string>{ "list", "db" }, std::vector<std::string>{ "reload", "db" },
+	       std::vector<std::string>{ "status", "--timeout", "3" },
+	       std::vector<std::string>{ "reconcile", "--no-wait" },
+	       std::vector<std::string>{ "up", "db", "--timeout", "soon" } }) {
+		const CtlResult result = ctl(args);
+		EXPECT_EQ(result.exitCode, 2) << args[0] << " " << result.err;
+		EXPECT_NE(result.err.find("Usage: rbd-volumectl " + args[0]), std::string::npos)
+			<< result.err;
+	}
+	EXPECT_TRUE(daemon().calls().empty());
+}
+
+TEST_F(CliBus, HelpListsTheBusVerbsAndExitCodes)
+{
+	const CtlResult result = ctl({ "--help" });
+	EXPECT_EQ(result.exitCode, 0);
+	for (const char *text :
+	     { "  list ", "  status [NAME]", "  up NAME", "  down NAME", "  reconcile [NAME]",
+	       "  reload ", "--no-wait", "--timeout SECONDS", "  3  rbd-volumed cannot be reached",
+	       "  4  permission denied", "  5  no such volume" })
+		EXPECT_NE(result.out.find(text), std::string::npos) << text;
+}
+
+/* ---- no daemon ---- */
+
+TEST_F(CliBus, NoOwnerOfTheNameIsExitThreeWithTheHint)
+{
+	std::string problem;
+	const std::unique_ptr<PrivateBus> empty = PrivateBus::start(problem);
+	ASSERT_TRUE(empty) << problem;
+	for (const std::vector<std::string> &args :
+	     { std::vector<std::string>{ "list" }, std::vector<std::string>{ "status", "db" },
+	       std::vector<std::string>{ "up", "db" },
+	       std::vector<std::string>{ "up", "db", "--progress" },
+	       std::vector<std::string>{ "reload" } }) {
+		const CtlResult result = runCtl(empty->address(), args);
+		EXPECT_EQ(result.exitCode, 3) << args[0] << " " << result.err;
+		EXPECT_NE(result.err.find(Hint), std::string::npos) << result.err;
+		EXPECT_EQ(result.err.rfind("rbd-volumectl: " + args[0], 0), 0U) << result.err;
+	}
+}
+
+TEST_F(CliBus, NoBusIsExitThreeWithTheHint)
+{
+	const CtlResult result = runCtl("unix:path=/nonexistent/rbdv-test/bus", { "list" });
+	EXPECT_EQ(result.exitCode, 3) << result.err;
+	EXPECT_EQ(result.err,
+		  "rbd-volumectl: list: cannot reach rbd-volumed (cannot connect to the "
+		  "system bus: No such file or directory); " +
+			  std::string(Hint) + "\n");
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::testing */
