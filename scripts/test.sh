@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test run, as CI does it: install, lint, build with gcc and clang,
-# run every suite (once plain, once under ASan+UBSan), fuzz the spec parser.
+# run every suite (once plain, once under ASan+UBSan; the system suite once),
+# fuzz the spec parser.
 # Ends with one line: "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,9 +42,13 @@ tests/fuzz/run-spec-fuzz.sh build-clang "$FUZZ_SECONDS"
 
 status=0
 section "tests under ASan+UBSan"
-RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-asan --setup sanitize --print-errorlogs --num-processes "$(nproc)" || status=1
+# The system suite installs its build into a container and runs it under
+# systemd: once, from the plain build (its daemon is the one packages ship).
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-asan --setup sanitize \
+	--no-suite system --print-errorlogs --num-processes "$(nproc)" || status=1
 section "tests"
-RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-ci --print-errorlogs --num-processes "$(nproc)" || status=1
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 meson test -C build-ci \
+	--print-errorlogs --num-processes "$(nproc)" || status=1
 
 python3 scripts/test-summary.py build-asan build-ci || status=1
 exit $status
