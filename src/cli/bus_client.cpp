@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "cli/bus_errors.hpp"
-#include "cli/bus_names.hpp"
 #include "cli/bus_read.hpp"
 #include "cli/progress_watch.hpp"
+#include "common/bus_names.hpp"
 #include "common/errno_text.hpp"
 
 namespace rbdvolume::cli {
@@ -35,7 +35,7 @@ tl::unexpected<Error> callFailed(const ScopedBusError &error, int r, std::string
 /* What the event loop learnt: the reply, or that the time ran out. */
 struct PendingCall {
 	sd_event *event = nullptr;
-	SdMessagePtr reply;
+	MessagePtr reply;
 	bool timedOut = false;
 };
 
@@ -85,7 +85,7 @@ std::string statusHint(const std::string &volume)
 
 } /* namespace */
 
-BusClient::BusClient(SdBusPtr bus) : bus_(std::move(bus))
+BusClient::BusClient(BusPtr bus) : bus_(std::move(bus))
 {
 }
 
@@ -93,7 +93,7 @@ Result<BusClient> BusClient::open()
 {
 	sd_bus *raw = nullptr;
 	const int r = sd_bus_open_system(&raw);
-	SdBusPtr bus(raw);
+	BusPtr bus(raw);
 	if (r < 0)
 		return tl::make_unexpected(
 			daemonUnreachable("cannot connect to the system bus: " + errnoText(-r)));
@@ -107,7 +107,7 @@ Result<std::vector<VolumeSummary>> BusClient::listVolumes()
 	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
 					 bus::ManagerInterface, "ListVolumes", error.get(), &raw,
 					 nullptr);
-	const SdMessagePtr reply(raw);
+	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot list the volumes");
 	auto volumes = readVolumeList(reply.get());
@@ -126,7 +126,7 @@ Result<std::string> BusClient::volumePath(const std::string &name)
 	int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
 				   bus::ManagerInterface, "GetVolume", error.get(), &raw, "s",
 				   name.c_str());
-	const SdMessagePtr reply(raw);
+	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot look up the volume");
 	const char *path = nullptr;
@@ -144,7 +144,7 @@ Result<VolumeView> BusClient::volumeView(const std::string &objectPath)
 	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, objectPath.c_str(),
 					 bus::PropertiesInterface, "GetAll", error.get(), &raw, "s",
 					 bus::VolumeInterface);
-	const SdMessagePtr reply(raw);
+	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot read the volume");
 	return readVolumeProperties(reply.get());
@@ -182,13 +182,13 @@ Result<void> BusClient::reload(const WaitSettings &settings)
 	return callAndWait(call->get(), settings);
 }
 
-Result<SdMessagePtr> BusClient::newManagerCall(const char *member)
+Result<MessagePtr> BusClient::newManagerCall(const char *member)
 {
 	sd_bus_message *raw = nullptr;
 	const int r =
 		sd_bus_message_new_method_call(bus_.get(), &raw, bus::ServiceName, bus::ManagerPath,
 					       bus::ManagerInterface, member);
-	SdMessagePtr call(raw);
+	MessagePtr call(raw);
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
 	return call;
@@ -201,7 +201,7 @@ Result<std::string> BusClient::daemonUniqueName()
 	int r = sd_bus_call_method(bus_.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
 				   "org.freedesktop.DBus", "GetNameOwner", error.get(), &raw, "s",
 				   bus::ServiceName);
-	const SdMessagePtr reply(raw);
+	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot find rbd-volumed on the bus");
 	const char *owner = nullptr;
@@ -234,7 +234,7 @@ Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &se
 
 	sd_event *rawEvent = nullptr;
 	int r = sd_event_new(&rawEvent);
-	const SdEventPtr event(rawEvent);
+	const EventPtr event(rawEvent);
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot make an event loop"));
 	const AttachedEvent attached(bus_.get(), event.get());
@@ -246,11 +246,11 @@ Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &se
 	pending.event = event.get();
 	sd_bus_slot *rawSlot = nullptr;
 	r = sd_bus_call_async(bus_.get(), &rawSlot, call, onReply, &pending, NoTimeout);
-	const SdSlotPtr slot(rawSlot);
+	const SlotPtr slot(rawSlot);
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot send the call"));
 
-	SdEventSourcePtr timer;
+	SourcePtr timer;
 	if (settings.timeoutSeconds > 0) {
 		sd_event_source *rawTimer = nullptr;
 		r = sd_event_add_time_relative(event.get(), &rawTimer, CLOCK_MONOTONIC,

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/sd_ptr.hpp"
 #include "cli/volume_view.hpp"
 #include "common/result.hpp"
+#include "common/sd_ptr.hpp"
 
 namespace rbdvolume::cli {
 
@@ -49,14 +49,14 @@ public:
 	Result<void> reload(const WaitSettings &settings);
 
 private:
-	explicit BusClient(SdBusPtr bus);
+	explicit BusClient(BusPtr bus);
 
-	Result<SdMessagePtr> newManagerCall(const char *member);
+	Result<MessagePtr> newManagerCall(const char *member);
 	/* Sends `call` and runs an event loop until its reply, the timeout, or a failure. */
 	Result<void> callAndWait(sd_bus_message *call, const WaitSettings &settings);
 	Result<std::string> daemonUniqueName();
 
-	SdBusPtr bus_;
+	BusPtr bus_;
 };
 
 } /* namespace rbdvolume::cli */

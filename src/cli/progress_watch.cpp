@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "cli/bus_errors.hpp"
-#include "cli/bus_names.hpp"
 #include "cli/text_escape.hpp"
+#include "common/bus_names.hpp"
 
 namespace rbdvolume::cli {
 
@@ -92,7 +92,7 @@ int onPropertiesChanged(sd_bus_message *message, void *userdata, sd_bus_error * 
 
 } /* namespace */
 
-ProgressWatch::ProgressWatch(SdSlotPtr slot, std::unique_ptr<std::string> name)
+ProgressWatch::ProgressWatch(SlotPtr slot, std::unique_ptr<std::string> name)
 	: name_(std::move(name)), slot_(std::move(slot))
 {
 }
@@ -114,7 +114,7 @@ Result<ProgressWatch> ProgressWatch::start(sd_bus *bus, const std::string &sende
 		sd_bus_add_match(bus, &slot, rule.c_str(), onPropertiesChanged, shownName.get());
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot watch the volume's progress"));
-	return ProgressWatch(SdSlotPtr(slot), std::move(shownName));
+	return ProgressWatch(SlotPtr(slot), std::move(shownName));
 }
 
 } /* namespace rbdvolume::cli */

@@ -7,8 +7,8 @@
 
 #include <systemd/sd-bus.h>
 
-#include "cli/sd_ptr.hpp"
 #include "common/result.hpp"
+#include "common/sd_ptr.hpp"
 
 namespace rbdvolume::cli {
 
@@ -26,11 +26,11 @@ public:
 	ProgressWatch() = default;
 
 private:
-	ProgressWatch(SdSlotPtr slot, std::unique_ptr<std::string> name);
+	ProgressWatch(SlotPtr slot, std::unique_ptr<std::string> name);
 
 	/* The name lives on the heap: the match callback holds its address. */
 	std::unique_ptr<std::string> name_;
-	SdSlotPtr slot_;
+	SlotPtr slot_;
 };
 
 } /* namespace rbdvolume::cli */

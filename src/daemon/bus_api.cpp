@@ -400,8 +400,8 @@ std::vector<std::string> changedProperties(const VolumeStatus &a, const VolumeSt
 std::string BusApi::volumePath(const std::string &name)
 {
 	char *path = nullptr;
-	if (sd_bus_path_encode(VolumePathPrefix, name.c_str(), &path) < 0)
-		return VolumePathPrefix;
+	if (sd_bus_path_encode(bus::VolumePathPrefix, name.c_str(), &path) < 0)
+		return bus::VolumePathPrefix;
 	std::string result = path;
 	free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
 	return result;
@@ -410,7 +410,7 @@ std::string BusApi::volumePath(const std::string &name)
 std::string BusApi::volumeName(const char *path)
 {
 	char *name = nullptr;
-	if (sd_bus_path_decode(path, VolumePathPrefix, &name) <= 0 || name == nullptr)
+	if (sd_bus_path_decode(path, bus::VolumePathPrefix, &name) <= 0 || name == nullptr)
 		return "";
 	std::string result = name;
 	free(name); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
@@ -429,27 +429,28 @@ Result<void> BusApi::attach()
 		slots_.emplace_back(slot);
 		return {};
 	};
-	Result<void> done = add(sd_bus_add_object_vtable(bus_, &slot, ManagerPath, ManagerInterface,
-							 ManagerVtable, this),
-				"the manager");
+	Result<void> done =
+		add(sd_bus_add_object_vtable(bus_, &slot, bus::ManagerPath, bus::ManagerInterface,
+					     ManagerVtable, this),
+		    "the manager");
 	if (done)
-		done = add(sd_bus_add_fallback_vtable(bus_, &slot, VolumePathPrefix,
-						      VolumeInterface, VolumeVtable, findVolume,
-						      this),
+		done = add(sd_bus_add_fallback_vtable(bus_, &slot, bus::VolumePathPrefix,
+						      bus::VolumeInterface, VolumeVtable,
+						      findVolume, this),
 			   "the volume objects");
 	if (done)
-		done = add(sd_bus_add_node_enumerator(bus_, &slot, VolumePathPrefix,
+		done = add(sd_bus_add_node_enumerator(bus_, &slot, bus::VolumePathPrefix,
 						      enumerateVolumes, this),
 			   "the volume enumerator");
 	if (done)
-		done = add(sd_bus_add_object_manager(bus_, &slot, ManagerPath),
+		done = add(sd_bus_add_object_manager(bus_, &slot, bus::ManagerPath),
 			   "the object manager");
 	return done;
 }
 
 void BusApi::volumeAdded(const std::string &name)
 {
-	(void)sd_bus_emit_interfaces_added(bus_, volumePath(name).c_str(), VolumeInterface,
+	(void)sd_bus_emit_interfaces_added(bus_, volumePath(name).c_str(), bus::VolumeInterface,
 					   nullptr);
 	if (const VolumeStatus *status = reconciler_.status(name))
 		emitted_[name] = *status;
@@ -458,7 +459,7 @@ void BusApi::volumeAdded(const std::string &name)
 
 void BusApi::volumeRemoved(const std::string &name)
 {
-	(void)sd_bus_emit_interfaces_removed(bus_, volumePath(name).c_str(), VolumeInterface,
+	(void)sd_bus_emit_interfaces_removed(bus_, volumePath(name).c_str(), bus::VolumeInterface,
 					     nullptr);
 	emitted_.erase(name);
 	changed_.erase(name);
@@ -502,13 +503,13 @@ void BusApi::emitChanges()
 			list.push_back(property.data());
 		list.push_back(nullptr);
 		(void)sd_bus_emit_properties_changed_strv(bus_, volumePath(name).c_str(),
-							  VolumeInterface, list.data());
+							  bus::VolumeInterface, list.data());
 	}
 	std::string summary = reconciler_.summary();
 	if (summary != emittedSummary_) {
 		emittedSummary_ = std::move(summary);
-		(void)sd_bus_emit_properties_changed(bus_, ManagerPath, ManagerInterface, "Summary",
-						     nullptr);
+		(void)sd_bus_emit_properties_changed(bus_, bus::ManagerPath, bus::ManagerInterface,
+						     "Summary", nullptr);
 	}
 }
 

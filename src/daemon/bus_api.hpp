@@ -12,16 +12,11 @@
 #include <set>
 #include <string>
 
+#include "common/bus_names.hpp"
+#include "common/sd_ptr.hpp"
 #include "daemon/reconciler.hpp"
-#include "daemon/sd_ptr.hpp"
 
 namespace rbdvolume::daemon {
-
-inline constexpr const char *BusName = "org.rbdvolume1";
-inline constexpr const char *ManagerPath = "/org/rbdvolume1";
-inline constexpr const char *VolumePathPrefix = "/org/rbdvolume1/volume";
-inline constexpr const char *ManagerInterface = "org.rbdvolume1.Manager";
-inline constexpr const char *VolumeInterface = "org.rbdvolume1.Volume";
 
 class BusApi : public ReconcilerListener
 {

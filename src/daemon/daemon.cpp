@@ -269,8 +269,9 @@ Result<void> Daemon::setUpBus()
 		return r;
 	/* The bus going away (dbus restarted) ends us; systemd starts us again. */
 	(void)sd_bus_set_exit_on_disconnect(bus, 1);
-	return check(sd_bus_request_name(bus, BusName, 0),
-		     std::string("cannot own ") + BusName + " (is another rbd-volumed running?)");
+	return check(sd_bus_request_name(bus, bus::ServiceName, 0),
+		     std::string("cannot own ") + bus::ServiceName +
+			     " (is another rbd-volumed running?)");
 }
 
 Result<void> Daemon::run()

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sd_ptr.hpp"
 #include "daemon/intent_files.hpp"
-#include "daemon/sd_ptr.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/volume_work.hpp"
 #include "daemon/worker_pool.hpp"

@@ -18,6 +18,7 @@
 #include "spec/spec_report.hpp"
 #include "spec/spec_values.hpp"
 #include "spec/toml_guard.hpp"
+#include "spec/toml_nodes.hpp"
 
 namespace rbdvolume {
 
@@ -93,45 +94,6 @@ constexpr std::array<Section, 3> Sections = { {
 	{ "tools", ToolNames },
 	{ "timeouts", TimeoutNames },
 } };
-
-SourcePos positionOf(const toml::source_region &region)
-{
-	return SourcePos{ static_cast<unsigned>(region.begin.line),
-			  static_cast<unsigned>(region.begin.column) };
-}
-
-SourcePos positionOf(const toml::node &node)
-{
-	return positionOf(node.source());
-}
-
-/* "an integer", as in "expected a string, found an integer" (the spec parser's words). */
-const char *typeName(const toml::node &node)
-{
-	switch (node.type()) {
-	case toml::node_type::table:
-		return "a table";
-	case toml::node_type::array:
-		return "an array";
-	case toml::node_type::string:
-		return "a string";
-	case toml::node_type::integer:
-		return "an integer";
-	case toml::node_type::floating_point:
-		return "a float";
-	case toml::node_type::boolean:
-		return "a boolean";
-	case toml::node_type::date:
-		return "a date";
-	case toml::node_type::time:
-		return "a time";
-	case toml::node_type::date_time:
-		return "a date-time";
-	case toml::node_type::none:
-		break;
-	}
-	return "nothing";
-}
 
 bool contains(std::span<const std::string_view> keys, std::string_view key)
 {

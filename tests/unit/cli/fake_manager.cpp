@@ -14,18 +14,12 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "cli/bus_names.hpp"
-#include "cli/sd_ptr.hpp"
+#include "common/bus_names.hpp"
+#include "common/sd_ptr.hpp"
 
 namespace rbdvolume::testing {
 
 namespace {
-
-using cli::SdBusPtr;
-using cli::SdEventPtr;
-using cli::SdEventSourcePtr;
-using cli::SdMessagePtr;
-using cli::SdSlotPtr;
 
 constexpr uint64_t StepUsec = 20000;
 /* sd-event coalesces timers within 250 ms unless told otherwise. */
@@ -41,19 +35,19 @@ struct FakeVolume {
 struct FakeManager::Server {
 	FakeManager *owner = nullptr;
 	std::vector<std::unique_ptr<FakeVolume>> volumes;
-	SdEventPtr event;
-	SdBusPtr bus;
-	std::vector<SdSlotPtr> slots;
-	SdEventSourcePtr stopSource;
+	EventPtr event;
+	BusPtr bus;
+	std::vector<SlotPtr> slots;
+	SourcePtr stopSource;
 
 	/* A change call being answered step by step. */
 	struct PendingReply {
 		Server *server = nullptr;
-		SdMessagePtr call;
+		MessagePtr call;
 		ReplyPlan plan;
 		size_t step = 0;
 		bool delayed = false;
-		SdEventSourcePtr timer;
+		SourcePtr timer;
 	};
 	std::vector<std::unique_ptr<PendingReply>> pending;
 
@@ -182,7 +176,7 @@ int onListVolumes(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/
 	auto *server = static_cast<Server *>(userdata);
 	sd_bus_message *raw = nullptr;
 	int r = sd_bus_message_new_method_return(call, &raw);
-	const SdMessagePtr reply(raw);
+	const MessagePtr reply(raw);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_open_container(reply.get(), 'a', "(ssso)");
@@ -220,12 +214,11 @@ void setActivity(Server &server, const std::string &name, const std::string &act
 	volume->view.busy = !activity.empty();
 	if (activity.empty())
 		sd_bus_emit_properties_changed(server.bus.get(), volume->path.c_str(),
-					       cli::bus::VolumeInterface, "Activity", "Busy",
-					       "Phase", nullptr);
+					       bus::VolumeInterface, "Activity", "Busy", "Phase",
+					       nullptr);
 	else
 		sd_bus_emit_properties_changed(server.bus.get(), volume->path.c_str(),
-					       cli::bus::VolumeInterface, "Activity", "Busy",
-					       nullptr);
+					       bus::VolumeInterface, "Activity", "Busy", nullptr);
 }
 
 int onStep(sd_event_source *source, uint64_t /*usec*/, void *userdata)
@@ -284,7 +277,7 @@ int onChange(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/)
 	/* A change of Phase alone first: no Activity in it, so nothing is printed for it. */
 	if (const FakeVolume *volume = server->find(name); volume != nullptr)
 		sd_bus_emit_properties_changed(server->bus.get(), volume->path.c_str(),
-					       cli::bus::VolumeInterface, "Phase", nullptr);
+					       bus::VolumeInterface, "Phase", nullptr);
 	sd_event_source *timer = nullptr;
 	r = sd_event_add_time_relative(server->event.get(), &timer, CLOCK_MONOTONIC, StepUsec,
 				       TimerAccuracyUsec, onStep, pending.get());
@@ -337,22 +330,21 @@ std::string FakeManager::Server::setUp(const std::string &address, int stopFd)
 		return failed("sd_bus_attach_event", r);
 
 	sd_bus_slot *slot = nullptr;
-	r = sd_bus_add_object_vtable(bus.get(), &slot, cli::bus::ManagerPath,
-				     cli::bus::ManagerInterface, ManagerVtable, this);
+	r = sd_bus_add_object_vtable(bus.get(), &slot, bus::ManagerPath, bus::ManagerInterface,
+				     ManagerVtable, this);
 	slots.emplace_back(slot);
 	if (r < 0)
 		return failed("adding the manager", r);
 	for (const auto &volume : volumes) {
 		char *path = nullptr;
-		r = sd_bus_path_encode(cli::bus::VolumePathPrefix, volume->view.name.c_str(),
-				       &path);
+		r = sd_bus_path_encode(bus::VolumePathPrefix, volume->view.name.c_str(), &path);
 		if (r < 0)
 			return failed("sd_bus_path_encode", r);
 		volume->path = path;
 		std::free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
 		slot = nullptr;
 		r = sd_bus_add_object_vtable(bus.get(), &slot, volume->path.c_str(),
-					     cli::bus::VolumeInterface, VolumeVtable, volume.get());
+					     bus::VolumeInterface, VolumeVtable, volume.get());
 		slots.emplace_back(slot);
 		if (r < 0)
 			return failed("adding volume " + volume->view.name, r);
@@ -362,7 +354,7 @@ std::string FakeManager::Server::setUp(const std::string &address, int stopFd)
 	stopSource.reset(source);
 	if (r < 0)
 		return failed("sd_event_add_io", r);
-	if ((r = sd_bus_request_name(bus.get(), cli::bus::ServiceName, 0)) < 0)
+	if ((r = sd_bus_request_name(bus.get(), bus::ServiceName, 0)) < 0)
 		return failed("owning org.rbdvolume1", r);
 	return {};
 }

@@ -126,7 +126,7 @@ TEST(BusApi, GetVolume)
 	ASSERT_GE(sd_bus_message_read(reply->message.get(), "o", &path), 0);
 	EXPECT_STREQ(path, "/org/rbdvolume1/volume/db_2emain");
 	EXPECT_EQ(daemon::BusApi::volumeName(path), "db.main");
-	EXPECT_EQ(getProperty(bus, path, daemon::VolumeInterface, "Name"), "db.main");
+	EXPECT_EQ(getProperty(bus, path, bus::VolumeInterface, "Name"), "db.main");
 
 	reply = bus.callManagerAndWait("GetVolume", "s", "nope");
 	EXPECT_EQ(reply->errorName, NoSuchVolume);
@@ -134,7 +134,7 @@ TEST(BusApi, GetVolume)
 
 	/* No object for an unknown volume either. */
 	auto missing = bus.call(volumePath("nope"), "org.freedesktop.DBus.Properties", "Get", "ss",
-				daemon::VolumeInterface, "Phase");
+				bus::VolumeInterface, "Phase");
 	ASSERT_TRUE(bus.wait(missing, "Get on an unknown volume"));
 	EXPECT_FALSE(missing->errorName.empty());
 }
@@ -193,7 +193,7 @@ TEST(BusApi, MutationsAreForRootOnly)
 	/* Reading stays open. */
 	EXPECT_TRUE(succeeded(*bus.callManagerAndWait("ListVolumes", "")));
 	EXPECT_TRUE(succeeded(*bus.callManagerAndWait("PlanVolume", "ss", "a", "up")));
-	EXPECT_EQ(getProperty(bus, volumePath("a"), daemon::VolumeInterface, "Phase"), "down");
+	EXPECT_EQ(getProperty(bus, volumePath("a"), bus::VolumeInterface, "Phase"), "down");
 }
 
 TEST(BusApi, UpWithWaitRepliesWhenPublished)
@@ -233,7 +233,7 @@ TEST(BusApi, UpWithWaitRepliesWhenPublished)
 	bool sawNotBusy = false;
 	std::string lastStage;
 	for (const BusSignal &signal : bus.signalsOf("PropertiesChanged", volumePath("a"))) {
-		EXPECT_EQ(signal.interface, daemon::VolumeInterface);
+		EXPECT_EQ(signal.interface, bus::VolumeInterface);
 		for (const auto &[name, value] : signal.changed) {
 			changed.insert(name);
 			if (name == "Busy") {
@@ -257,7 +257,7 @@ TEST(BusApi, UpWithWaitRepliesWhenPublished)
 	const auto summaryUp = [&] {
 		bool up = false;
 		for (const BusSignal &signal :
-		     bus.signalsOf("PropertiesChanged", daemon::ManagerPath)) {
+		     bus.signalsOf("PropertiesChanged", bus::ManagerPath)) {
 			if (const auto found = signal.changed.find("Summary");
 			    found != signal.changed.end())
 				up = found->second.text == "1 volume: 1 up";
@@ -265,7 +265,7 @@ TEST(BusApi, UpWithWaitRepliesWhenPublished)
 		return up;
 	};
 	EXPECT_TRUE(bus.rig.loop.runUntil(summaryUp, "Summary signalled"));
-	EXPECT_EQ(getProperty(bus, daemon::ManagerPath, daemon::ManagerInterface, "Summary"),
+	EXPECT_EQ(getProperty(bus, bus::ManagerPath, bus::ManagerInterface, "Summary"),
 		  "1 volume: 1 up");
 }
 
@@ -341,8 +341,8 @@ TEST(BusApi, MutationErrors)
 	}
 	reply = bus.callManagerAndWait("Up", "sb", "a", 1);
 	EXPECT_EQ(reply->errorName, "org.rbdvolume1.Error.Timeout") << replyText(*reply);
-	EXPECT_EQ(getProperty(bus, volumePath("a"), daemon::VolumeInterface, "Phase"), "failed");
-	const BusProperties properties = bus.getAll(volumePath("a"), daemon::VolumeInterface);
+	EXPECT_EQ(getProperty(bus, volumePath("a"), bus::VolumeInterface, "Phase"), "failed");
+	const BusProperties properties = bus.getAll(volumePath("a"), bus::VolumeInterface);
 	ASSERT_EQ(properties.count("LastError"), 1U);
 	EXPECT_EQ(properties.at("LastError").text.rfind("org.rbdvolume1.Error.Timeout|", 0), 0U)
 		<< properties.at("LastError").text;
@@ -393,11 +393,11 @@ TEST(BusApi, ReloadAnnouncesNewAndForgottenVolumes)
 
 	const auto added = bus.signalsOf("InterfacesAdded", volumePath("c"));
 	ASSERT_EQ(added.size(), 1U);
-	EXPECT_EQ(added[0].interfaces, std::vector<std::string>{ daemon::VolumeInterface });
+	EXPECT_EQ(added[0].interfaces, std::vector<std::string>{ bus::VolumeInterface });
 	const auto removed = bus.signalsOf("InterfacesRemoved", volumePath("a"));
 	ASSERT_EQ(removed.size(), 1U) << "a was down with nothing on the host: forgotten";
-	EXPECT_EQ(removed[0].interfaces, std::vector<std::string>{ daemon::VolumeInterface });
-	EXPECT_EQ(getProperty(bus, volumePath("c"), daemon::VolumeInterface, "Phase"), "down");
+	EXPECT_EQ(removed[0].interfaces, std::vector<std::string>{ bus::VolumeInterface });
+	EXPECT_EQ(getProperty(bus, volumePath("c"), bus::VolumeInterface, "Phase"), "down");
 
 	auto list = bus.callManagerAndWait("ListVolumes", "");
 	ASSERT_TRUE(succeeded(*list));
@@ -452,9 +452,8 @@ TEST(BusApi, GetAllHasEveryPropertyOfTheContract)
 	ASSERT_TRUE(bus.start());
 
 	for (const auto &[path, interface] :
-	     { std::pair<std::string, const char *>{ volumePath("a"), daemon::VolumeInterface },
-	       std::pair<std::string, const char *>{ daemon::ManagerPath,
-						     daemon::ManagerInterface } }) {
+	     { std::pair<std::string, const char *>{ volumePath("a"), bus::VolumeInterface },
+	       std::pair<std::string, const char *>{ bus::ManagerPath, bus::ManagerInterface } }) {
 		std::map<std::string, std::string> wanted;
 		for (const XmlElement &element : contract->children) {
 			if (element.name != "interface" ||
@@ -474,7 +473,7 @@ TEST(BusApi, GetAllHasEveryPropertyOfTheContract)
 		EXPECT_EQ(found, wanted) << interface;
 	}
 
-	const BusProperties volume = bus.getAll(volumePath("a"), daemon::VolumeInterface);
+	const BusProperties volume = bus.getAll(volumePath("a"), bus::VolumeInterface);
 	const auto text = [&](const char *name) {
 		const auto found = volume.find(name);
 		return found == volume.end() ? std::string("(missing)") : found->second.text;
@@ -491,7 +490,7 @@ TEST(BusApi, GetAllHasEveryPropertyOfTheContract)
 	EXPECT_EQ(text("Generation"), "1");
 	EXPECT_EQ(text("ObservedGeneration"), "1");
 
-	const BusProperties manager = bus.getAll(daemon::ManagerPath, daemon::ManagerInterface);
+	const BusProperties manager = bus.getAll(bus::ManagerPath, bus::ManagerInterface);
 	ASSERT_EQ(manager.count("Version"), 1U);
 	EXPECT_FALSE(manager.at("Version").text.empty());
 	ASSERT_EQ(manager.count("Summary"), 1U);
@@ -503,7 +502,7 @@ TEST(BusApi, ConditionsOfAnInvalidSpec)
 	BusRig bus;
 	bus.rig.writeSpec("bad", "[image]\nname = \"x\"\n");
 	ASSERT_TRUE(bus.start());
-	const BusProperties bad = bus.getAll(volumePath("bad"), daemon::VolumeInterface);
+	const BusProperties bad = bus.getAll(volumePath("bad"), bus::VolumeInterface);
 	ASSERT_EQ(bad.count("Conditions"), 1U);
 	EXPECT_EQ(bad.at("Conditions")
 			  .text.rfind("SpecInvalid|" + bus.rig.specDir() + "/bad.toml:1:1: ", 0),

@@ -65,25 +65,25 @@ TEST(BusContract, IntrospectionMatchesTheContract)
 	BusRig bus;
 	bus.rig.addVolume("data");
 	ASSERT_TRUE(bus.start());
-	const std::string manager = bus.introspect(daemon::ManagerPath);
+	const std::string manager = bus.introspect(bus::ManagerPath);
 	const std::string volume = bus.introspect(daemon::BusApi::volumePath("data"));
 	auto managerXml = parseXml(manager);
 	auto volumeXml = parseXml(volume);
 	ASSERT_TRUE(managerXml) << managerXml.error().message << "\n" << manager;
 	ASSERT_TRUE(volumeXml) << volumeXml.error().message << "\n" << volume;
 
-	const auto managerDifferences = compare(*contract, *managerXml, daemon::ManagerInterface);
+	const auto managerDifferences = compare(*contract, *managerXml, bus::ManagerInterface);
 	EXPECT_TRUE(managerDifferences.empty())
-		<< daemon::ManagerInterface << " differs from " << contractPath() << ":\n"
+		<< bus::ManagerInterface << " differs from " << contractPath() << ":\n"
 		<< listed(managerDifferences);
-	const auto volumeDifferences = compare(*contract, *volumeXml, daemon::VolumeInterface);
+	const auto volumeDifferences = compare(*contract, *volumeXml, bus::VolumeInterface);
 	EXPECT_TRUE(volumeDifferences.empty())
-		<< daemon::VolumeInterface << " differs from " << contractPath() << ":\n"
+		<< bus::VolumeInterface << " differs from " << contractPath() << ":\n"
 		<< listed(volumeDifferences);
 
 	/* The manager's object is not a volume, and the contract has nothing else. */
-	EXPECT_FALSE(interfaceShape(*managerXml, daemon::VolumeInterface));
-	EXPECT_FALSE(interfaceShape(*volumeXml, daemon::ManagerInterface));
+	EXPECT_FALSE(interfaceShape(*managerXml, bus::VolumeInterface));
+	EXPECT_FALSE(interfaceShape(*volumeXml, bus::ManagerInterface));
 	EXPECT_EQ(contract->children.size(), 2U);
 }
 
@@ -91,7 +91,7 @@ TEST(BusContract, TheManagerIsAnObjectManager)
 {
 	BusRig bus;
 	ASSERT_TRUE(bus.start());
-	auto manager = parseXml(bus.introspect(daemon::ManagerPath));
+	auto manager = parseXml(bus.introspect(bus::ManagerPath));
 	ASSERT_TRUE(manager);
 	EXPECT_TRUE(interfaceShape(*manager, "org.freedesktop.DBus.ObjectManager"));
 }
@@ -127,19 +127,17 @@ TEST(BusContract, DestroyingTheApiUnregistersEverything)
 	BusRig bus;
 	bus.rig.addVolume("data");
 	ASSERT_TRUE(bus.start());
-	EXPECT_EQ(
-		interfacesAt(bus, daemon::ManagerPath).count("org.freedesktop.DBus.ObjectManager"),
-		1U);
-	EXPECT_EQ(interfacesAt(bus, daemon::BusApi::volumePath("data"))
-			  .count(daemon::VolumeInterface),
+	EXPECT_EQ(interfacesAt(bus, bus::ManagerPath).count("org.freedesktop.DBus.ObjectManager"),
+		  1U);
+	EXPECT_EQ(interfacesAt(bus, daemon::BusApi::volumePath("data")).count(bus::VolumeInterface),
 		  1U);
 
 	bus.rig.reconciler->setListener(nullptr);
 	bus.api.reset();
 	for (const std::string &path :
-	     { std::string(daemon::ManagerPath), daemon::BusApi::volumePath("data") }) {
+	     { std::string(bus::ManagerPath), daemon::BusApi::volumePath("data") }) {
 		const std::set<std::string> left = interfacesAt(bus, path);
-		for (const char *name : { daemon::ManagerInterface, daemon::VolumeInterface,
+		for (const char *name : { bus::ManagerInterface, bus::VolumeInterface,
 					  "org.freedesktop.DBus.ObjectManager" })
 			EXPECT_EQ(left.count(name), 0U) << name << " still at " << path;
 	}
@@ -191,9 +189,9 @@ TEST(BusContract, EveryKindOfDriftIsReported)
 		ASSERT_NE(at, std::string::npos) << drift.from;
 		changed.replace(at, drift.from.size(), drift.to);
 		std::vector<std::string> differences =
-			compareTexts(contractText, changed, daemon::ManagerInterface);
+			compareTexts(contractText, changed, bus::ManagerInterface);
 		for (const std::string &line :
-		     compareTexts(contractText, changed, daemon::VolumeInterface))
+		     compareTexts(contractText, changed, bus::VolumeInterface))
 			differences.push_back(line);
 		EXPECT_EQ(differences, drift.expected) << drift.to;
 	}

@@ -17,8 +17,8 @@ struct BusReply {
 	bool done = false;
 	std::string errorName; /* "" for a method return */
 	std::string errorMessage;
-	daemon::MessagePtr message;
-	daemon::SlotPtr slot; /* the pending call; dropping it cancels the call */
+	MessagePtr message;
+	SlotPtr slot; /* the pending call; dropping it cancels the call */
 };
 
 /* One property value as a test compares it: its signature and its value in words. */
@@ -73,7 +73,7 @@ public:
 	template<typename... Args>
 	std::shared_ptr<BusReply> callManager(const char *member, const char *types, Args... args)
 	{
-		return call(daemon::ManagerPath, daemon::ManagerInterface, member, types, args...);
+		return call(bus::ManagerPath, bus::ManagerInterface, member, types, args...);
 	}
 	/* Runs the loop until the reply is in; false (a test failure) on timeout. */
 	bool wait(const std::shared_ptr<BusReply> &reply, const std::string &what);
@@ -95,8 +95,8 @@ public:
 	std::vector<BusSignal> signalsOf(const std::string &member, const std::string &path) const;
 
 	ReconcilerRig rig;
-	daemon::BusPtr server;
-	daemon::BusPtr client;
+	BusPtr server;
+	BusPtr client;
 	std::unique_ptr<daemon::BusApi> api;
 	std::vector<BusSignal> signals;
 
@@ -105,7 +105,7 @@ private:
 	static int onSignal(sd_bus_message *message, void *userdata, sd_bus_error *error);
 	static void noteCall(int r, const char *member, BusReply &reply);
 
-	daemon::SlotPtr match_;
+	SlotPtr match_;
 };
 
 } /* namespace rbdvolume::testing */

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "common/sd_ptr.hpp"
 #include "daemon/intent_files.hpp"
 #include "daemon/reconciler.hpp"
-#include "daemon/sd_ptr.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/worker_pool.hpp"
 #include "fake_world.hpp"
@@ -42,8 +42,8 @@ public:
 	void runFor(std::chrono::milliseconds duration);
 
 private:
-	daemon::EventPtr event_;
-	std::vector<daemon::SourcePtr> sources_;
+	EventPtr event_;
+	std::vector<SourcePtr> sources_;
 };
 
 /*

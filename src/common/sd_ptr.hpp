@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Owning pointers for sd-bus and sd-event objects, and an sd_bus_error freed with its scope. */
+/*
+ * Owning pointers for sd-bus and sd-event objects, and an sd_bus_error freed
+ * with its scope. Only src/daemon and src/cli include it: they link libsystemd.
+ */
 #pragma once
 
 #include <memory>
@@ -7,29 +10,29 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-namespace rbdvolume::cli {
+namespace rbdvolume {
 
-struct SdBusDeleter {
+struct BusUnref {
 	void operator()(sd_bus *bus) const { sd_bus_flush_close_unref(bus); }
 };
-struct SdMessageDeleter {
+struct MessageUnref {
 	void operator()(sd_bus_message *message) const { sd_bus_message_unref(message); }
 };
-struct SdSlotDeleter {
+struct SlotUnref {
 	void operator()(sd_bus_slot *slot) const { sd_bus_slot_unref(slot); }
 };
-struct SdEventDeleter {
+struct EventUnref {
 	void operator()(sd_event *event) const { sd_event_unref(event); }
 };
-struct SdEventSourceDeleter {
+struct SourceUnref {
 	void operator()(sd_event_source *source) const { sd_event_source_disable_unref(source); }
 };
 
-using SdBusPtr = std::unique_ptr<sd_bus, SdBusDeleter>;
-using SdMessagePtr = std::unique_ptr<sd_bus_message, SdMessageDeleter>;
-using SdSlotPtr = std::unique_ptr<sd_bus_slot, SdSlotDeleter>;
-using SdEventPtr = std::unique_ptr<sd_event, SdEventDeleter>;
-using SdEventSourcePtr = std::unique_ptr<sd_event_source, SdEventSourceDeleter>;
+using BusPtr = std::unique_ptr<sd_bus, BusUnref>;
+using MessagePtr = std::unique_ptr<sd_bus_message, MessageUnref>;
+using SlotPtr = std::unique_ptr<sd_bus_slot, SlotUnref>;
+using EventPtr = std::unique_ptr<sd_event, EventUnref>;
+using SourcePtr = std::unique_ptr<sd_event_source, SourceUnref>;
 
 /* An sd_bus_error that frees itself. */
 class ScopedBusError
@@ -51,4 +54,4 @@ private:
 	sd_bus_error error_{}; /* SD_BUS_ERROR_NULL, which is a C compound literal */
 };
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume */

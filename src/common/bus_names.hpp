@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The names of rbd-volumed's bus API that rbd-volumectl calls (src/daemon/org.rbdvolume1.xml). */
+/* The names of rbd-volumed's bus API (src/daemon/org.rbdvolume1.xml), for its server and clients. */
 #pragma once
 
-namespace rbdvolume::cli::bus {
+namespace rbdvolume::bus {
 
 constexpr const char *ServiceName = "org.rbdvolume1";
 constexpr const char *ManagerPath = "/org/rbdvolume1";
@@ -13,4 +13,4 @@ constexpr const char *VolumePathPrefix = "/org/rbdvolume1/volume";
 
 constexpr const char *PropertiesInterface = "org.freedesktop.DBus.Properties";
 
-} /* namespace rbdvolume::cli::bus */
+} /* namespace rbdvolume::bus */
