@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <pthread.h>
 
 #include <sys/inotify.h>
 
@@ -26,7 +27,7 @@ namespace rbdvolume::daemon {
 namespace {
 
 /* Editors write a spec in several steps: wait this long after the last event. */
-constexpr uint64_t SpecSettleUsec = 100 * 1000;
+constexpr uint64_t SpecSettleUsec = uint64_t{ 100 } * 1000;
 
 uint64_t usecOf(std::chrono::milliseconds duration)
 {
@@ -181,7 +182,7 @@ Result<void> Daemon::setUpEvents()
 	for (const int signal : { SIGTERM, SIGINT, SIGHUP })
 		sigaddset(&signals, signal);
 	/* Blocked before the workers start, so only the loop's signalfd sees them. */
-	(void)sigprocmask(SIG_BLOCK, &signals, nullptr);
+	(void)pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 	for (const int signal : { SIGTERM, SIGINT, SIGHUP }) {
 		sd_event_source *source = nullptr;
 		if (auto r = check(sd_event_add_signal(event, &source, signal, onSignal, &loop_),

@@ -49,8 +49,8 @@ PathMounts observePath(const HostSnapshot &snapshot, const std::string &path,
 	PathMounts found;
 	/* The visible mount on a path is the last one stacked there. */
 	const std::vector<size_t> &stack = snapshot.mountsOn(path);
-	for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-		const MountEntry &entry = snapshot.mounts()[*it];
+	for (size_t i = stack.size(); i-- > 0;) {
+		const MountEntry &entry = snapshot.mounts()[stack[i]];
 		ObservedMount mount;
 		mount.path = path;
 		mount.device = mountDevice(entry);
