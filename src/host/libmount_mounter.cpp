@@ -189,6 +189,9 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 				    "; left mounted",
 			    err);
 	}
+	/* Unmounted by someone else meanwhile (systemd at shutdown): the goal is reached. */
+	if (!isMountPoint(target))
+		return Change::Unchanged;
 	return fail(errcFor(err),
 		    "cannot unmount '" + target + "': " + contextMessage(context.get(), rc), err);
 }
