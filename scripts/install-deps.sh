@@ -18,6 +18,10 @@ packages=(
 	systemd-container
 	# Ceph: the librbd adapter, and a throw-away test cluster with rbd-fuse
 	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
+	# rbd-volume-csi: gRPC and protobuf (the csi feature)
+	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+	# man pages: scdoc builds them, man-db renders them in the man test
+	scdoc man-db groff-base
 	clang clang-format clang-tidy libclang-rt-14-dev
 )
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "common/volume_name.hpp"
 #include "engine/reconcile.hpp"
 
 namespace rbdvolume::daemon {
@@ -120,12 +121,10 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 
 Result<void> Reconciler::setIntent(const std::string &name, Intent intent, Reply done)
 {
+	/* Written a moment ago, before inotify's settle delay passed: read it now. */
+	if (isValidVolumeName(name))
+		applySpecs(specs_.rescanOne(name));
 	Volume *volume = find(name);
-	if (volume == nullptr) {
-		/* Written a moment ago, before inotify's settle delay passed: look now. */
-		applySpecs(specs_.rescan());
-		volume = find(name);
-	}
 	if (volume == nullptr)
 		return fail(Errc::NotFound, "no volume '" + name + "': no spec " + name +
 						    ".toml in the spec directories");
@@ -158,6 +157,8 @@ Result<void> Reconciler::reconcile(const std::string &name, Reply done)
 	if (stopping_)
 		return fail(Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN);
 	if (!name.empty()) {
+		if (isValidVolumeName(name))
+			applySpecs(specs_.rescanOne(name));
 		Volume *volume = find(name);
 		if (volume == nullptr)
 			return fail(Errc::NotFound, "no volume '" + name + "'");

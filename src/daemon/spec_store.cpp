@@ -66,39 +66,76 @@ void SpecStore::checkMountRoots(const VolumeSpec &spec, std::vector<Diagnostic> 
 	}
 }
 
+std::string SpecStore::locate(const std::string &name) const
+{
+	for (const std::string &dir : dirs_) {
+		std::string file = dir + "/" + name + ".toml";
+		std::error_code ec;
+		if (std::filesystem::exists(file, ec) && !std::filesystem::is_directory(file, ec))
+			return file;
+	}
+	return {};
+}
+
+bool SpecStore::load(const std::string &name, const std::string &file)
+{
+	auto text = readFile(file);
+	const std::string content = text && *text ? **text : std::string();
+	const size_t hash = std::hash<std::string>{}(content);
+	SpecEntry &entry = entries_[name];
+	if (!entry.missing && entry.file == file && entry.contentHash == hash &&
+	    (entry.spec || !entry.problems.empty()))
+		return false;
+	SpecOutcome outcome = text && *text ? parseVolumeSpec(content, file) : loadVolumeSpec(file);
+	if (outcome.ok())
+		checkMountRoots(outcome.spec, outcome.diagnostics);
+	entry.file = file;
+	entry.contentHash = hash;
+	entry.missing = false;
+	entry.problems = std::move(outcome.diagnostics);
+	if (entry.problems.empty())
+		entry.spec = std::make_shared<const VolumeSpec>(std::move(outcome.spec));
+	return true;
+}
+
+bool SpecStore::markMissing(const std::string &name)
+{
+	const auto found = entries_.find(name);
+	if (found == entries_.end() || found->second.missing)
+		return false;
+	found->second.missing = true;
+	found->second.problems.clear();
+	return true;
+}
+
 std::vector<std::string> SpecStore::rescan()
 {
 	std::vector<std::string> changed;
 	const std::map<std::string, std::string> files = listFiles();
 	for (const auto &[name, file] : files) {
-		auto text = readFile(file);
-		const std::string content = text && *text ? **text : std::string();
-		const size_t hash = std::hash<std::string>{}(content);
-		SpecEntry &entry = entries_[name];
-		if (!entry.missing && entry.file == file && entry.contentHash == hash &&
-		    (entry.spec || !entry.problems.empty()))
-			continue;
-		SpecOutcome outcome =
-			text && *text ? parseVolumeSpec(content, file) : loadVolumeSpec(file);
-		if (outcome.ok())
-			checkMountRoots(outcome.spec, outcome.diagnostics);
-		entry.file = file;
-		entry.contentHash = hash;
-		entry.missing = false;
-		entry.problems = std::move(outcome.diagnostics);
-		if (entry.problems.empty())
-			entry.spec = std::make_shared<const VolumeSpec>(std::move(outcome.spec));
-		changed.push_back(name);
+		if (load(name, file))
+			changed.push_back(name);
 	}
-	for (auto &[name, entry] : entries_) {
-		if (files.contains(name) || entry.missing)
-			continue;
-		entry.missing = true;
-		entry.problems.clear();
-		changed.push_back(name);
+	std::vector<std::string> gone;
+	for (const auto &[name, entry] : entries_) {
+		if (!files.contains(name) && !entry.missing)
+			gone.push_back(name);
+	}
+	for (const std::string &name : gone) {
+		if (markMissing(name))
+			changed.push_back(name);
 	}
 	std::sort(changed.begin(), changed.end());
 	return changed;
+}
+
+std::vector<std::string> SpecStore::rescanOne(const std::string &name)
+{
+	const std::string file = locate(name);
+	const bool changed = file.empty() ? markMissing(name) : load(name, file);
+	if (changed)
+		return { name };
+	return {};
 }
 
 const SpecEntry *SpecStore::find(const std::string &name) const

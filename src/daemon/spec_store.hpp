@@ -35,6 +35,12 @@ public:
 
 	/* Reads the directories again; returns the names whose entry changed or appeared. */
 	std::vector<std::string> rescan();
+	/*
+	 * Reads only NAME's file again: a client that just wrote it (the CSI
+	 * shim) must not race inotify's settle delay. Returns {NAME} when its
+	 * entry changed, appeared or disappeared.
+	 */
+	std::vector<std::string> rescanOne(const std::string &name);
 
 	const std::map<std::string, SpecEntry> &entries() const { return entries_; }
 	const SpecEntry *find(const std::string &name) const;
@@ -44,6 +50,12 @@ public:
 private:
 	/* NAME -> file, the first directory winning. */
 	std::map<std::string, std::string> listFiles() const;
+	/* NAME's file in the first directory that has one; "" when none does. */
+	std::string locate(const std::string &name) const;
+	/* Reads `file` into NAME's entry; false when it is unchanged. */
+	bool load(const std::string &name, const std::string &file);
+	/* NAME's file is gone; false when that was already known. */
+	bool markMissing(const std::string &name);
 	void checkMountRoots(const VolumeSpec &spec, std::vector<Diagnostic> &problems) const;
 
 	std::vector<std::string> dirs_;

@@ -21,6 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # shellcheck source=tests/system/cases.sh
 . "$here/cases.sh"
+# shellcheck source=tests/system/csi_cases.sh
+. "$here/csi_cases.sh" "${1:-}"
 
 usage() {
 	echo "usage: tests/system/run.sh BUILD_DIR [CASE...]" >&2

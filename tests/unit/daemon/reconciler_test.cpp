@@ -376,6 +376,32 @@ TEST(Reconciler, SpecEditIsReconciled)
 	EXPECT_EQ(status.publishTargets, (std::vector<std::string>{ "/srv/a", "/srv/a_too" }));
 }
 
+TEST(Reconciler, UpReadsASpecRewrittenJustBefore)
+{
+	/* The CSI shim rewrites a spec and calls Up at once, long before inotify settles. */
+	ReconcilerRig rig;
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+
+	rig.writeSpec("a", volumeSpecText("a") + "\n[[publish]]\npath = \"/srv/a_too\"\n");
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	EXPECT_NE(mountedOn(rig, "/srv/a_too"), "") << describe(rig);
+	EXPECT_EQ(rig.status("a").publishTargets,
+		  (std::vector<std::string>{ "/srv/a", "/srv/a_too" }));
+
+	/* The same for Reconcile, and for a spec written after the start. */
+	rig.writeSpec("a", volumeSpecText("a"));
+	bool answered = false;
+	ASSERT_TRUE(rig.reconciler->reconcile("a", [&](const Error *) { answered = true; }));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return answered; }, "the reconcile answered"));
+	EXPECT_EQ(mountedOn(rig, "/srv/a_too"), "") << describe(rig);
+
+	rig.addVolume("b");
+	EXPECT_FALSE(rig.setIntentAndWait("b", Intent::Up));
+	EXPECT_EQ(rig.status("b").phase, "up");
+}
+
 TEST(Reconciler, UnknownVolumeIsNotFound)
 {
 	ReconcilerRig rig;

@@ -154,6 +154,38 @@ TEST(SpecStore, RescanReportsOnlyChangedNames)
 	EXPECT_EQ(store.rescan(), Names{ "d" });
 }
 
+TEST(SpecStore, RescanOneReadsOnlyThatName)
+{
+	TempDir first;
+	TempDir second;
+	second.write("a.toml", specOf("a"));
+	second.write("b.toml", specOf("b"));
+	SpecStore store({ first.path(), second.path() }, roots());
+	EXPECT_EQ(store.rescanOne("a"), Names{ "a" }) << "a name never read is new";
+	EXPECT_EQ(store.find("b"), nullptr) << "other files are not read";
+	EXPECT_EQ(store.rescanOne("a"), Names{});
+
+	/* Rewritten a moment ago: seen at once, no directory listing needed. */
+	second.write("a.toml", specOf("a", "[[publish]]\npath = \"/srv/a\"\n"));
+	EXPECT_EQ(store.rescanOne("a"), Names{ "a" });
+	ASSERT_NE(entry(store, "a").spec, nullptr);
+	EXPECT_EQ(entry(store, "a").spec->publish.size(), 1U);
+
+	/* The first directory still wins. */
+	first.write("a.toml", specOf("a_admin"));
+	EXPECT_EQ(store.rescanOne("a"), Names{ "a" });
+	EXPECT_EQ(entry(store, "a").file, first.path() + "/a.toml");
+	EXPECT_EQ(entry(store, "a").spec->image.name, "a_admin");
+
+	std::filesystem::remove(first.path() + "/a.toml");
+	std::filesystem::remove(second.path() + "/a.toml");
+	EXPECT_EQ(store.rescanOne("a"), Names{ "a" });
+	EXPECT_TRUE(entry(store, "a").missing);
+	EXPECT_EQ(store.rescanOne("a"), Names{}) << "still missing is no change";
+	EXPECT_EQ(store.rescanOne("nobody"), Names{});
+	EXPECT_EQ(store.find("nobody"), nullptr);
+}
+
 TEST(SpecStore, InvalidEditKeepsTheLastValidSpec)
 {
 	TempDir dir;

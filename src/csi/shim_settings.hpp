@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rbd-volume-csi's command line: every setting, its default, and its checks. */
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "spec/volume_spec.hpp"
+
+namespace rbdvolume::csi {
+
+struct ShimSettings {
+	std::string endpoint = "/var/lib/kubelet/plugins/rbd.volume.csi/csi.sock";
+	std::string driverName = "rbd.volume.csi";
+	std::string nodeId; /* default: the host name */
+	std::string clusterMap = "/etc/rbd-volume/csi-clusters.toml";
+	std::string registrationDir = "/var/lib/kubelet/plugins_registry"; /* "": no registration */
+	std::optional<Driver> forcedDriver;
+	std::map<std::string, std::string> topology;
+	int64_t maxVolumes = 0; /* 0: no limit advertised */
+	bool debug = false;
+	std::string runtimeDir = "/run/rbd-volume";
+	/* The longest one call waits for the daemon: inside kubelet's 2-minute deadline. */
+	std::chrono::seconds maxWait{ 100 };
+	bool help = false;
+	bool version = false;
+};
+
+/* The settings `args` (argv without the program name) ask for; an Error says which and why. */
+Result<ShimSettings> parseShimSettings(const std::vector<std::string> &args);
+
+/* Why `name` is not a valid CSI driver name ("" when it is). */
+std::string driverNameProblem(const std::string &name);
+
+extern const char *const ShimUsage;
+
+} /* namespace rbdvolume::csi */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "csi/volume_stats.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
+
+namespace rbdvolume::csi {
+
+Result<uint64_t> blockDeviceBytes(const std::string &path)
+{
+	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+	if (!fd.valid())
+		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
+	uint64_t bytes = 0;
+	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
+		return fail(Errc::Io, "cannot read the size of " + path + ": " + errnoText(errno),
+			    errno);
+	return bytes;
+}
+
+Result<PathUsage> usageOf(const std::string &path)
+{
+	struct stat st {
+	};
+	if (stat(path.c_str(), &st) < 0) {
+		const int err = errno;
+		return fail(err == ENOENT ? Errc::NotFound : Errc::Io, path + ": " + errnoText(err),
+			    err);
+	}
+	PathUsage usage;
+	if (S_ISBLK(st.st_mode)) {
+		auto bytes = blockDeviceBytes(path);
+		if (!bytes)
+			return tl::make_unexpected(bytes.error());
+		usage.block = true;
+		usage.totalBytes = *bytes;
+		return usage;
+	}
+	struct statvfs fs {
+	};
+	if (statvfs(path.c_str(), &fs) < 0)
+		return fail(Errc::Io, path + ": " + errnoText(errno), errno);
+	usage.totalBytes = fs.f_blocks * fs.f_frsize;
+	usage.availableBytes = fs.f_bavail * fs.f_frsize;
+	usage.usedBytes = (fs.f_blocks - fs.f_bfree) * fs.f_frsize;
+	usage.totalInodes = fs.f_files;
+	usage.freeInodes = fs.f_ffree;
+	usage.usedInodes = fs.f_files - fs.f_ffree;
+	return usage;
+}
+
+std::optional<std::string> unhealthy(const VolumeState &state)
+{
+	std::string why;
+	for (const auto &[type, message] : state.conditions)
+		why += (why.empty() ? "" : "; ") + type + ": " + message;
+	const bool healthyPhase = state.phase == "up" || state.phase == "pending";
+	if (healthyPhase && why.empty())
+		return std::nullopt;
+	if (why.empty())
+		why = state.lastError.empty() ? "the volume is " + state.phase : state.lastError;
+	return "rbd-volume reports the volume " + state.phase + ": " + why;
+}
+
+} /* namespace rbdvolume::csi */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A VolumeSpec written back as spec TOML: parseVolumeSpec(renderVolumeSpec(s)) gives s again. */
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "spec/volume_spec.hpp"
+
+namespace rbdvolume {
+
+/*
+ * Every key written out explicitly, in the order of conf/example.toml, so a
+ * reader needs no defaults. `header` (may be empty) becomes '#' comment lines
+ * at the top; it must not hold secrets.
+ */
+std::string renderVolumeSpec(const VolumeSpec &spec, std::string_view header = {});
+
+} /* namespace rbdvolume */
