@@ -20,9 +20,13 @@ packages=(
 	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
 	# rbd-volume-csi: gRPC and protobuf (the csi feature)
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-	# man pages: scdoc builds them, man-db renders them in the man test
-	scdoc man-db groff-base
 	clang clang-format clang-tidy libclang-rt-14-dev
+	# the Debian packages (packaging/build-packages.sh): dpkg-buildpackage,
+	# debhelper, lintian, rpmspec (rpm), and the build dependencies not
+	# listed above (packaging/debian/control)
+	build-essential dpkg-dev debhelper fakeroot lintian rpm libsystemd-dev scdoc
+	# the man test renders every page with man --warnings
+	man-db groff-base
 )
 
 if [ "$(id -u)" -ne 0 ]; then

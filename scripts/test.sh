@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test run, as CI does it: install, lint, build with gcc and clang,
-# run every suite (once plain, once under ASan+UBSan; the system suite once),
-# fuzz the spec parser.
+# fuzz the spec parser, build the Debian packages (lintian, rpmspec), run
+# every suite (once plain, once under ASan+UBSan; the system suite, the
+# packages test included, once).
 # Ends with one line: "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,13 +42,21 @@ section "fuzzing the spec parser for ${FUZZ_SECONDS}s"
 tests/fuzz/run-spec-fuzz.sh build-clang "$FUZZ_SECONDS"
 
 status=0
+section "Debian and RPM packages"
+# dpkg-buildpackage from a copy of the tree, lintian (no errors), rpmspec -P.
+# The plain test pass installs these .debs into a container and upgrades them
+# (tests/system/packages.sh, in the system suite).
+debs_dir=$PWD/build-ci/debs
+packaging/build-packages.sh "$debs_dir" || status=1
+
 section "tests under ASan+UBSan"
 # The system suite installs its build into a container and runs it under
 # systemd: once, from the plain build (its daemon is the one packages ship).
 RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-asan --setup sanitize \
 	--no-suite system --print-errorlogs --num-processes "$(nproc)" || status=1
 section "tests"
-RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 meson test -C build-ci \
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 \
+	RBDV_DEBS_DIR=$debs_dir RBDV_REQUIRE_PACKAGES=1 meson test -C build-ci \
 	--print-errorlogs --num-processes "$(nproc)" || status=1
 
 python3 scripts/test-summary.py build-asan build-ci || status=1

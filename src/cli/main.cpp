@@ -22,11 +22,14 @@ struct Verb {
 	VerbFunction run;
 };
 
-constexpr std::array<Verb, 8> Verbs = { {
+constexpr std::array<Verb, 9> Verbs = { {
 	{ "check", "FILE|DIR...", "Validate volume specs offline (DIR: its *.toml files)",
 	  verbCheck },
 	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
 	  verbPlan },
+	{ "import-rbdmap", "[FILE]",
+	  "Print Ceph's rbdmap (default /etc/ceph/rbdmap) and its fstab lines as specs",
+	  verbImportRbdmap },
 	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase", verbList },
 	{ "status", "[NAME]", "Show every property of one volume or of all", verbStatus },
 	{ "up", "NAME", "Bring a volume up and wait until it is (or failed)", verbUp },
@@ -54,14 +57,19 @@ void printUsage(std::FILE *out)
 		"                     (0, the default: wait as long as it takes)\n"
 		"  --progress         up, down, reconcile: print each step on stderr\n"
 		"                     (the default when stderr is a terminal)\n"
-		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n");
+		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n"
+		"\nOptions of import-rbdmap:\n"
+		"  --fstab FILE       where the /dev/rbd/ mounts are (default /etc/fstab)\n"
+		"  --write            write the specs instead of printing them; never over a file\n"
+		"  --dir DIR          with --write: where (default /etc/rbd-volume/volumes)\n");
 	std::fprintf(
 		out,
 		"\nExit status:\n"
 		"  0  success (check: every spec is valid; plan: the plan is printed;\n"
 		"     status: the volumes are shown, even failed, degraded or invalid ones)\n"
 		"  1  failure (an invalid or unreadable spec, a failed operation, a conflict,\n"
-		"     no reply within --timeout; plan: the host cannot be read)\n"
+		"     no reply within --timeout; plan: the host cannot be read;\n"
+		"     import-rbdmap: an rbdmap line gave no spec, or a spec was not written)\n"
 		"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
 		"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
 		"  4  permission denied (changing a volume needs root)\n"

@@ -21,6 +21,12 @@ using VerbFunction = int (*)(std::span<const std::string_view> args);
 /* `check FILE|DIR...`: validates specs offline, without the daemon. */
 int verbCheck(std::span<const std::string_view> args);
 
+/*
+ * `import-rbdmap [FILE] [--fstab FILE] [--write] [--dir DIR]`: Ceph's rbdmap
+ * file and its fstab entries as volume specs, printed or written (never over a file).
+ */
+int verbImportRbdmap(std::span<const std::string_view> args);
+
 /* `plan NAME | --spec FILE [--intent up|down]`: the dry run against this host. */
 int verbPlan(std::span<const std::string_view> args);
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <thread>
 #include <unistd.h>
 
 #include <sys/stat.h>

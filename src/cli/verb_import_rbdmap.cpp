@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* `rbd-volumectl import-rbdmap`: Ceph's rbdmap (+ /etc/fstab) as volume specs, printed or written. */
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <unistd.h>
+#include <vector>
+
+#include <sys/stat.h>
+
+#include "cli/rbdmap_import.hpp"
+#include "cli/verbs.hpp"
+#include "common/errno_text.hpp"
+#include "common/paths.hpp"
+#include "common/unique_fd.hpp"
+#include "spec/text_file.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+constexpr std::string_view Synopsis = "import-rbdmap [FILE] [--fstab FILE] [--write] [--dir DIR]";
+constexpr std::string_view DefaultRbdmap = "/etc/ceph/rbdmap";
+constexpr std::string_view DefaultFstab = "/etc/fstab";
+constexpr size_t MaxInputBytes = size_t{ 1 } << 20U;
+
+struct ImportArgs {
+	std::string rbdmap{ DefaultRbdmap };
+	std::string fstab{ DefaultFstab };
+	std::string dir{ paths::AdminSpecDir };
+	bool fstabGiven = false;
+	bool dirGiven = false;
+	bool write = false;
+};
+
+int usage(const std::string &problem)
+{
+	std::fprintf(stderr, "rbd-volumectl import-rbdmap: %s\nUsage: rbd-volumectl %.*s\n",
+		     problem.c_str(), static_cast<int>(Synopsis.size()), Synopsis.data());
+	return ExitUsage;
+}
+
+/* The value of `--name VALUE` or `--name=VALUE` at args[i]; nullopt when `arg` is not that option. */
+std::optional<std::string> optionValue(std::span<const std::string_view> args, size_t &i,
+				       std::string_view name, std::string &problem)
+{
+	const std::string_view arg = args[i];
+	if (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=')
+		return std::string(arg.substr(name.size() + 1));
+	if (arg != name)
+		return std::nullopt;
+	if (i + 1 >= args.size()) {
+		problem = std::string(name) + " needs a value";
+		return std::string();
+	}
+	return std::string(args[++i]);
+}
+
+std::optional<ImportArgs> parse(std::span<const std::string_view> args, std::string &problem)
+{
+	ImportArgs parsed;
+	bool fileGiven = false;
+	bool options = true;
+	for (size_t i = 0; i < args.size() && problem.empty(); ++i) {
+		const std::string_view arg = args[i];
+		if (options && arg == "--") {
+			options = false;
+		} else if (options && arg == "--write") {
+			parsed.write = true;
+		} else if (std::optional<std::string> fstab =
+				   options ? optionValue(args, i, "--fstab", problem)
+					   : std::nullopt) {
+			parsed.fstab = *fstab;
+			parsed.fstabGiven = true;
+		} else if (std::optional<std::string> dir =
+				   options ? optionValue(args, i, "--dir", problem)
+					   : std::nullopt) {
+			parsed.dir = *dir;
+			parsed.dirGiven = true;
+		} else if (options && arg.size() > 1 && arg.front() == '-') {
+			problem = "unknown option '" + std::string(arg) + "'";
+		} else if (fileGiven) {
+			problem = "one rbdmap file at a time";
+		} else {
+			parsed.rbdmap = arg;
+			fileGiven = true;
+		}
+	}
+	if (problem.empty() && parsed.dirGiven && !parsed.write)
+		problem = "--dir only goes with --write";
+	if (problem.empty() &&
+	    (parsed.rbdmap.empty() || parsed.fstab.empty() || parsed.dir.empty()))
+		problem = "an empty file or directory name";
+	if (!problem.empty())
+		return std::nullopt;
+	return parsed;
+}
+
+/* The text of an input file; nullopt (and a message) when it cannot be read. */
+std::optional<std::string> readInput(const std::string &path, std::string_view what, bool required)
+{
+	Result<std::optional<std::string>> text = readSmallTextFile(path, MaxInputBytes, what);
+	if (!text) {
+		std::fprintf(stderr, "%s: error: %s\n", path.c_str(), text.error().message.c_str());
+		return std::nullopt;
+	}
+	if (!*text) {
+		if (required) {
+			std::fprintf(stderr, "%s: error: no such file\n", path.c_str());
+			return std::nullopt;
+		}
+		std::fprintf(stderr,
+			     "%s: note: no such file: every image becomes a block-mode spec\n",
+			     path.c_str());
+		return std::string();
+	}
+	return std::move(**text);
+}
+
+Result<void> writeAll(int fd, const std::string &text)
+{
+	size_t done = 0;
+	while (done < text.size()) {
+		const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail(Errc::Io, errnoText(errno), errno);
+		done += static_cast<size_t>(n);
+	}
+	return {};
+}
+
+/*
+ * `text` as DIR/NAME.toml, all or nothing: a hidden temporary file, synced,
+ * then link(2)ed to its name, which fails rather than replace a file that is
+ * there; the daemon only reads *.toml, so it never sees the temporary file.
+ */
+Result<void> writeNewSpec(const std::string &dir, const std::string &name, const std::string &text)
+{
+	const std::string path = dir + '/' + name + ".toml";
+	std::string temp = dir + "/." + name + ".toml.XXXXXX";
+	const UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
+	if (!fd.valid())
+		return fail(Errc::Io, "cannot create a file in '" + dir + "': " + errnoText(errno),
+			    errno);
+	Result<void> written = writeAll(fd.get(), text);
+	if (written && (::fchmod(fd.get(), 0644) < 0 || ::fsync(fd.get()) < 0))
+		written = fail(Errc::Io, errnoText(errno), errno);
+	if (written && ::link(temp.c_str(), path.c_str()) < 0)
+		written = errno == EEXIST
+				  ? fail(Errc::Conflict, "exists already; refusing to overwrite it")
+				  : fail(Errc::Io, errnoText(errno), errno);
+	::unlink(temp.c_str());
+	if (!written)
+		return written;
+
+	const UniqueFd dirFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dirFd.valid())
+		(void)::fsync(dirFd.get());
+	return {};
+}
+
+void printSpecs(const ImportOutcome &outcome)
+{
+	bool first = true;
+	for (const ImportedVolume &volume : outcome.volumes) {
+		std::printf("%s# --- %s.toml\n%s", first ? "" : "\n", volume.spec.name.c_str(),
+			    volume.text.c_str());
+		first = false;
+	}
+}
+
+/* Writes every spec it can; the number that could not be written. */
+unsigned writeSpecs(const ImportOutcome &outcome, const std::string &dir)
+{
+	std::error_code error;
+	std::filesystem::create_directories(dir, error);
+	if (error) {
+		std::fprintf(stderr, "%s: error: cannot create the directory: %s\n", dir.c_str(),
+			     error.message().c_str());
+		return static_cast<unsigned>(outcome.volumes.size());
+	}
+	unsigned failed = 0;
+	for (const ImportedVolume &volume : outcome.volumes) {
+		const std::string path = dir + '/' + volume.spec.name + ".toml";
+		const Result<void> written = writeNewSpec(dir, volume.spec.name, volume.text);
+		if (written) {
+			std::fprintf(stderr, "%s: written (%s)\n", path.c_str(),
+				     volume.spec.image.display().c_str());
+			continue;
+		}
+		std::fprintf(stderr, "%s: error: %s; %s not written\n", path.c_str(),
+			     written.error().message.c_str(), volume.spec.image.display().c_str());
+		++failed;
+	}
+	return failed;
+}
+
+} /* namespace */
+
+int verbImportRbdmap(std::span<const std::string_view> args)
+{
+	std::string problem;
+	const std::optional<ImportArgs> parsed = parse(args, problem);
+	if (!parsed)
+		return usage(problem);
+
+	const std::optional<std::string> rbdmapText =
+		readInput(parsed->rbdmap, "an rbdmap file", true);
+	if (!rbdmapText)
+		return ExitFailure;
+	const std::optional<std::string> fstabText =
+		readInput(parsed->fstab, "an fstab file", parsed->fstabGiven);
+	if (!fstabText)
+		return ExitFailure;
+
+	const ImportOutcome outcome =
+		importRbdmap({ parsed->rbdmap, *rbdmapText }, { parsed->fstab, *fstabText });
+	for (const ImportMessage &message : outcome.messages)
+		std::fprintf(stderr, "%s\n", message.format().c_str());
+
+	unsigned unwritten = 0;
+	if (parsed->write)
+		unwritten = writeSpecs(outcome, parsed->dir);
+	else
+		printSpecs(outcome);
+
+	const auto specs = static_cast<unsigned>(outcome.volumes.size());
+	std::fprintf(stderr, "%u spec(s) from %u rbdmap line(s)", specs, outcome.lines);
+	if (outcome.failedLines > 0)
+		std::fprintf(stderr, "; %u line(s) gave none, see above", outcome.failedLines);
+	if (parsed->write)
+		std::fprintf(stderr, "; %u spec(s) written to %s", specs - unwritten,
+			     parsed->dir.c_str());
+	std::fprintf(stderr, "\n");
+	if (specs > unwritten)
+		std::fprintf(stderr,
+			     "next: %scheck the specs (rbd-volumectl check %s), systemctl disable "
+			     "rbdmap.service, comment out the imported %s lines, then systemctl "
+			     "enable --now rbd-volume@NAME for each volume\n",
+			     parsed->write ? "" : "write them (--write), ", parsed->dir.c_str(),
+			     parsed->fstab.c_str());
+	return outcome.complete() && unwritten == 0 ? ExitOk : ExitFailure;
+}
+
+} /* namespace rbdvolume::cli */
