@@ -46,13 +46,15 @@ grpc::Status fromError(const Error &error)
 	return statusFor(error);
 }
 
-void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status &status)
+/* The outcome of one call in the journal, passed through: the RPCs return logged(...). */
+grpc::Status logged(const char *rpc, const std::string &volumeId, grpc::Status status)
 {
 	if (status.ok())
 		std::fprintf(stderr, "<6>%s %s: done\n", rpc, volumeId.c_str());
 	else
 		std::fprintf(stderr, "<3>%s %s: code %d: %s\n", rpc, volumeId.c_str(),
 			     static_cast<int>(status.error_code()), status.error_message().c_str());
+	return status;
 }
 
 std::string stagingPathFor(const std::string &stagingTargetPath, bool block)
@@ -520,55 +522,45 @@ grpc::Status NodeService::NodeStageVolume(grpc::ServerContext *context,
 					  const v1::NodeStageVolumeRequest *request,
 					  v1::NodeStageVolumeResponse * /*response*/)
 {
-	grpc::Status status = stage(context, *request);
-	logOutcome("NodeStageVolume", request->volume_id(), status);
-	return status;
+	return logged("NodeStageVolume", request->volume_id(), stage(context, *request));
 }
 
 grpc::Status NodeService::NodeUnstageVolume(grpc::ServerContext *context,
 					    const v1::NodeUnstageVolumeRequest *request,
 					    v1::NodeUnstageVolumeResponse * /*response*/)
 {
-	grpc::Status status = unstage(context, *request);
-	logOutcome("NodeUnstageVolume", request->volume_id(), status);
-	return status;
+	return logged("NodeUnstageVolume", request->volume_id(), unstage(context, *request));
 }
 
 grpc::Status NodeService::NodePublishVolume(grpc::ServerContext *context,
 					    const v1::NodePublishVolumeRequest *request,
 					    v1::NodePublishVolumeResponse * /*response*/)
 {
-	grpc::Status status = publish(context, *request);
-	logOutcome("NodePublishVolume", request->volume_id(), status);
-	return status;
+	return logged("NodePublishVolume", request->volume_id(), publish(context, *request));
 }
 
 grpc::Status NodeService::NodeUnpublishVolume(grpc::ServerContext *context,
 					      const v1::NodeUnpublishVolumeRequest *request,
 					      v1::NodeUnpublishVolumeResponse * /*response*/)
 {
-	grpc::Status status = unpublish(context, *request);
-	logOutcome("NodeUnpublishVolume", request->volume_id(), status);
-	return status;
+	return logged("NodeUnpublishVolume", request->volume_id(), unpublish(context, *request));
 }
 
 grpc::Status NodeService::NodeGetVolumeStats(grpc::ServerContext * /*context*/,
 					     const v1::NodeGetVolumeStatsRequest *request,
 					     v1::NodeGetVolumeStatsResponse *response)
 {
+	/* Asked every minute per volume: only failures are worth a line. */
 	grpc::Status status = stats(*request, *response);
-	if (!status.ok())
-		logOutcome("NodeGetVolumeStats", request->volume_id(), status);
-	return status;
+	return status.ok() ? status : logged("NodeGetVolumeStats", request->volume_id(), status);
 }
 
 grpc::Status NodeService::NodeExpandVolume(grpc::ServerContext *context,
 					   const v1::NodeExpandVolumeRequest *request,
 					   v1::NodeExpandVolumeResponse *response)
 {
-	grpc::Status status = expand(context, *request, *response);
-	logOutcome("NodeExpandVolume", request->volume_id(), status);
-	return status;
+	return logged("NodeExpandVolume", request->volume_id(),
+		      expand(context, *request, *response));
 }
 
 grpc::Status NodeService::NodeGetCapabilities(grpc::ServerContext * /*context*/,
