@@ -57,6 +57,12 @@ grpc::Status logged(const char *rpc, const std::string &volumeId, grpc::Status s
 	return status;
 }
 
+grpc::Status notStaged(const std::string &volumeId)
+{
+	return withStatus(grpc::StatusCode::NOT_FOUND,
+			  "volume " + volumeId + " is not staged on this node");
+}
+
 std::string stagingPathFor(const std::string &stagingTargetPath, bool block)
 {
 	return block ? stagingTargetPath + "/" + BlockStagingFile : stagingTargetPath;
@@ -120,6 +126,18 @@ std::string monHostConf(const VolumeSpec &spec)
 }
 
 } /* namespace */
+
+Result<std::optional<VolumeSpec>> NodeService::stagedSpec(const std::string &name,
+							  const std::string &volumeId) const
+{
+	/* The name is a hash: a spec under it is this volume's only if the ID recorded says so. */
+	auto recorded = files_.recordedVolumeId(name);
+	if (!recorded)
+		return tl::make_unexpected(recorded.error());
+	if (!*recorded || **recorded != volumeId)
+		return std::optional<VolumeSpec>{};
+	return files_.readSpec(name);
+}
 
 NodeService::NodeService(ShimSettings settings, VolumeControl &control)
 	: settings_(std::move(settings)), control_(control), files_(settings_.runtimeDir)
@@ -248,8 +266,7 @@ grpc::Status NodeService::unstage(const grpc::ServerContext *context,
 		return busy;
 	auto recorded = files_.recordedVolumeId(name);
 	if (recorded && *recorded && **recorded != id)
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not staged on this node");
+		return notStaged(id);
 	auto staged = files_.readSpec(name);
 	if (!staged)
 		return fromError(staged.error());
@@ -294,13 +311,11 @@ grpc::Status NodeService::publish(const grpc::ServerContext *context,
 	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
 	if (!held)
 		return busy;
-	auto staged = files_.readSpec(name);
+	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
-	auto recorded = files_.recordedVolumeId(name);
-	if (!*staged || !recorded || !*recorded || **recorded != id)
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not staged on this node");
+	if (!*staged)
+		return notStaged(id);
 	VolumeSpec spec = std::move(**staged);
 	const bool block = spec.mode == VolumeMode::Block;
 	if (block != capability->block)
@@ -362,11 +377,10 @@ grpc::Status NodeService::unpublish(const grpc::ServerContext *context,
 	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
 	if (!held)
 		return busy;
-	auto staged = files_.readSpec(name);
+	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
-	auto recorded = files_.recordedVolumeId(name);
-	const bool known = *staged && recorded && *recorded && **recorded == id;
+	const bool known = staged->has_value();
 	if (!known && isMountPoint(target))
 		return withStatus(grpc::StatusCode::NOT_FOUND,
 				  "volume " + id + " is not on this node, and " + target +
@@ -407,12 +421,11 @@ grpc::Status NodeService::stats(const v1::NodeGetVolumeStatsRequest &request,
 	if (auto ok = checkPath("volume_path", path); !ok)
 		return fromError(ok.error());
 	const std::string name = volumeNameFor(id);
-	auto staged = files_.readSpec(name);
+	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
 	if (!*staged)
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not staged on this node");
+		return notStaged(id);
 	if (!isVolumePath(**staged, path))
 		return withStatus(grpc::StatusCode::NOT_FOUND,
 				  "volume " + id + " is not at " + path);
@@ -472,12 +485,11 @@ grpc::Status NodeService::expand(const grpc::ServerContext *context,
 	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
 	if (!held)
 		return busy;
-	auto staged = files_.readSpec(name);
+	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
 	if (!*staged)
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not staged on this node");
+		return notStaged(id);
 	if (!isVolumePath(**staged, request.volume_path()))
 		return withStatus(grpc::StatusCode::NOT_FOUND,
 				  "volume " + id + " is not at " + request.volume_path());

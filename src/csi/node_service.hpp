@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "csi.grpc.pb.h"
@@ -56,6 +57,10 @@ private:
 	VolumeLocks::Held lockVolume(const grpc::ServerContext *context,
 				     const std::string &volumeId, const std::string &name,
 				     grpc::Status &status);
+
+	/* The runtime spec staged for `volumeId` (nullopt: none, or `name` holds another ID's). */
+	Result<std::optional<VolumeSpec>> stagedSpec(const std::string &name,
+						     const std::string &volumeId) const;
 
 	grpc::Status stage(const grpc::ServerContext *context,
 			   const ::csi::v1::NodeStageVolumeRequest &request);

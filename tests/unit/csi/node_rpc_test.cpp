@@ -5,6 +5,7 @@
  * files a stage leaves (and never a key outside the key file), rollback.
  */
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <thread>
@@ -457,6 +458,43 @@ TEST(NodeRpc, ExpandAsksForAPassAndNeedsADevice)
 		rig.node().NodeExpandVolume(RpcRig::context().get(), request, &response);
 	EXPECT_EQ(status.error_code(), Code::FAILED_PRECONDITION) << describe(status);
 	EXPECT_EQ(rig.control.calls().back(), "reconcile " + csi::volumeNameFor(VolumeId));
+}
+
+TEST(NodeRpc, ANameHeldByAnotherVolumeIdIsNeverActedOn)
+{
+	RpcRig rig;
+	ASSERT_TRUE(rig.stage(rig.stageRequest(VolumeId)).ok());
+	const std::string target = rig.targetPath(VolumeId, "pod-a");
+	ASSERT_TRUE(rig.publish(rig.publishRequest(VolumeId, target)).ok());
+	/* As if another ID hashed to the same name and staged first. */
+	const std::string record =
+		rig.runtimeDir() + "/csi/" + csi::volumeNameFor(VolumeId) + ".id";
+	std::ofstream(record) << "some-other-volume\n";
+	const size_t calls = rig.control.calls().size();
+
+	EXPECT_EQ(rig.publish(rig.publishRequest(VolumeId, rig.targetPath(VolumeId, "pod-b")))
+			  .error_code(),
+		  Code::NOT_FOUND);
+	v1::NodeGetVolumeStatsRequest stats;
+	stats.set_volume_id(VolumeId);
+	stats.set_volume_path(target);
+	v1::NodeGetVolumeStatsResponse statsResponse;
+	EXPECT_EQ(rig.node()
+			  .NodeGetVolumeStats(RpcRig::context().get(), stats, &statsResponse)
+			  .error_code(),
+		  Code::NOT_FOUND);
+	v1::NodeExpandVolumeRequest expand;
+	expand.set_volume_id(VolumeId);
+	expand.set_volume_path(target);
+	v1::NodeExpandVolumeResponse expandResponse;
+	EXPECT_EQ(rig.node()
+			  .NodeExpandVolume(RpcRig::context().get(), expand, &expandResponse)
+			  .error_code(),
+		  Code::NOT_FOUND);
+	EXPECT_EQ(rig.unstage(VolumeId, rig.stagingPath(VolumeId)).error_code(), Code::NOT_FOUND);
+	EXPECT_EQ(rig.control.calls().size(), calls) << "the other volume's was never touched";
+	EXPECT_TRUE(exists(rig.specPath(VolumeId)));
+	EXPECT_EQ(specOf(rig, VolumeId).publish.size(), 1U);
 }
 
 TEST(NodeRpc, CapabilitiesAndInfo)
