@@ -16,9 +16,14 @@ CSI_KEY=""
 if sys_installed_paths "${1:-$SYS_BUILD}" 2>/dev/null | grep -q '/rbd-volume-csi$' ||
 	[ -x "${SYS_BUILD:-/nonexistent}/src/csi/rbd-volume-csi" ]; then
 	SYS_CASES+=(csi_filesystem csi_block csi_mapper_killed csi_expand_xfs)
+elif [ "${RBDV_REQUIRE_SYSTEM:-0}" = 1 ]; then
+	# Required: a build without the shim is a failure, never a quiet pass.
+	SYS_CASES+=(csi_unavailable)
 else
 	echo "# the csi cases are skipped: this build has no rbd-volume-csi (the csi feature)"
 fi
+
+case_csi_unavailable() { fail "this build has no rbd-volume-csi (meson -Dcsi=enabled needs gRPC)"; }
 
 csi_call() { # csi_call METHOD JSON: the response on stdout; fails on an RPC error
 	in_ct "$SYS_BUILD/tests/csi/rbdv-csi-call" --timeout 150 "$CSI_SOCK" "$@"
@@ -236,6 +241,15 @@ case_csi_block() {
 	csi_key_only_in ""
 }
 
+# csi_stage_and_publish ID IMAGE STAGING TARGET ext4|xfs: as kubelet does, once
+csi_stage_and_publish() {
+	in_ct mkdir -p "$3" "${4%/*}"
+	csi_call Node.NodeStageVolume "$(csi_stage_json "$1" "$2" "$3" "$5")" >/dev/null ||
+		fail "$5 stage failed: $(csi_journal)"
+	csi_call Node.NodePublishVolume "$(csi_publish_json "$1" "$3" "$4" "$5")" >/dev/null ||
+		fail "publish failed: $(csi_journal)"
+}
+
 case_csi_mapper_killed() {
 	local id=0001-0012-test-cluster-0000000000000001-killed-0001
 	local staging target name pid stats
@@ -243,11 +257,7 @@ case_csi_mapper_killed() {
 	csi_image csi_kill 128M
 	staging=$(csi_staging kill1)
 	target=$(csi_target kill1 pod-1)
-	in_ct mkdir -p "$staging" "${target%/*}"
-	csi_call Node.NodeStageVolume "$(csi_stage_json "$id" csi_kill "$staging" ext4)" >/dev/null ||
-		fail "stage failed: $(csi_journal)"
-	csi_call Node.NodePublishVolume "$(csi_publish_json "$id" "$staging" "$target" ext4)" >/dev/null ||
-		fail "publish failed"
+	csi_stage_and_publish "$id" csi_kill "$staging" "$target" ext4
 	name=$(ctl list | awk '/^csi_/ {print $1}')
 	pid=$(unit_prop "rbd-fuse@$name.service" MainPID)
 	[ "$pid" -gt 0 ] || fail "rbd-fuse@$name is not running"
@@ -270,11 +280,7 @@ case_csi_expand_xfs() {
 	csi_image csi_xfs 320M
 	staging=$(csi_staging xfs1)
 	target=$(csi_target xfs1 pod-1)
-	in_ct mkdir -p "$staging" "${target%/*}"
-	csi_call Node.NodeStageVolume "$(csi_stage_json "$id" csi_xfs "$staging" xfs)" >/dev/null ||
-		fail "xfs stage failed: $(csi_journal)"
-	csi_call Node.NodePublishVolume "$(csi_publish_json "$id" "$staging" "$target" xfs)" >/dev/null ||
-		fail "publish failed"
+	csi_stage_and_publish "$id" csi_xfs "$staging" "$target" xfs
 	before=$(in_ct df -B1 --output=size "$target" | tail -n 1)
 	rbd --conf "$CEPH_CONF" --id admin --keyring "$CEPH_ADMIN_KEYRING" resize "$CEPH_POOL/csi_xfs" --size 640M \
 		>/dev/null 2>&1 || fail "rbd resize failed"
