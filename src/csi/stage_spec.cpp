@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* NodeStageVolume's request turned into a runtime VolumeSpec, checked as the spec parser would. */
+/* NodeStageVolume's request turned into a runtime VolumeSpec, checked by the spec parser. */
 #include "csi/stage_spec.hpp"
 
 #include <algorithm>
@@ -11,8 +11,7 @@
 #include "common/volume_name.hpp"
 #include "csi/volume_context.hpp"
 #include "spec/spec_options.hpp"
-#include "spec/spec_report.hpp"
-#include "spec/spec_validate.hpp"
+#include "spec/spec_render.hpp"
 #include "spec/spec_values.hpp"
 
 namespace rbdvolume::csi {
@@ -111,21 +110,18 @@ std::string knownClusterIds(const ClusterMap &clusters)
 	return out;
 }
 
-/* ClusterMap::find() lives with the map's parser; a plain search keeps this file on its own. */
 Result<const ClusterEntry *> clusterEntry(const ClusterMap &clusters, const VolumeContext &context)
 {
 	if (context.clusterId.empty())
 		return fail(Errc::InvalidArgument,
 			    "the volume context has no 'clusterID': rbd-volume-csi needs it to "
 			    "find the cluster's monitors");
-	const auto entry = std::find_if(
-		clusters.clusters.begin(), clusters.clusters.end(),
-		[&context](const ClusterEntry &e) { return e.clusterId == context.clusterId; });
-	if (entry == clusters.clusters.end())
+	const ClusterEntry *entry = clusters.find(context.clusterId);
+	if (entry == nullptr)
 		return fail(Errc::NotFound, "clusterID " + quoted(context.clusterId) +
 						    " is not in the cluster map (" +
 						    knownClusterIds(clusters) + ")");
-	return &*entry;
+	return entry;
 }
 
 /*
@@ -441,85 +437,27 @@ void applyBlock(VolumeSpec &spec, const StageRequest &request, const VolumeConte
 		ignored.emplace_back("mkfsOptions: ignored, a block volume has no filesystem");
 }
 
-/* Where a built spec differs from "not written" in the parser's eyes. */
-void recordWritten(const VolumeSpec &spec, SpecReport &report)
+/*
+ * The spec as the parser accepts it from a file, or InvalidArgument naming
+ * every problem by field: the parser's own checks, not a copy of them.
+ */
+Result<VolumeSpec> validated(const VolumeSpec &spec)
 {
-	report.record("mode", {});
-	report.record("map.read-only", {});
-	report.record("map.multi-writer", {});
-	report.record("staging.path", {});
-	if (!spec.cluster.keyfile.empty())
-		report.record("cluster.keyfile", {});
-	if (!spec.map.krbdOptions.empty())
-		report.record("map.krbd", {});
-	if (!spec.map.nbdOptions.empty())
-		report.record("map.nbd", {});
-	if (spec.filesystem)
-		report.record("filesystem", {});
-	if (!spec.staging.options.empty())
-		report.record("staging.options", {});
-}
-
-void check(SpecReport &report, const std::string &field, const std::string &problem)
-{
-	if (!problem.empty())
-		report.error(field, problem);
-}
-
-template<typename Check>
-void checkEach(SpecReport &report, const std::string &field, const std::vector<std::string> &values,
-	       Check problemOf)
-{
-	for (size_t i = 0; i < values.size(); ++i)
-		check(report, field + "[" + std::to_string(i) + "]", problemOf(values[i]));
-}
-
-/* The checks spec_parser.cpp makes value by value, for the fields a staged spec sets. */
-void checkFields(const VolumeSpec &spec, SpecReport &report)
-{
-	check(report, "name", volumeNameProblem(spec.name));
-	check(report, "image.pool", rbdNameProblem(spec.image.pool));
-	if (!spec.image.radosNamespace.empty())
-		check(report, "image.namespace", rbdNameProblem(spec.image.radosNamespace));
-	check(report, "image.name", rbdNameProblem(spec.image.name));
-	check(report, "cluster.conf", pathProblem(spec.cluster.conf));
-	check(report, "cluster.id", clientIdProblem(spec.cluster.clientId));
-	if (!spec.cluster.keyfile.empty())
-		check(report, "cluster.keyfile", pathProblem(spec.cluster.keyfile));
-	checkEach(report, "cluster.monitors", spec.cluster.monitors, monitorProblem);
-	checkEach(report, "map.krbd.options", spec.map.krbdOptions, krbdOptionProblem);
-	checkEach(report, "map.nbd.options", spec.map.nbdOptions, nbdOptionProblem);
-	if (spec.filesystem)
-		checkEach(report, "filesystem.mkfs-options", spec.filesystem->mkfsOptions,
-			  [](std::string_view arg) {
-				  return arg.empty() ? std::string("expected a non-empty mkfs "
-								   "argument, found ''")
-						     : std::string();
-			  });
-	check(report, "staging.path", pathProblem(spec.staging.path, false));
-	checkEach(report, "staging.options", spec.staging.options, mountOptionProblem);
-}
-
-/* The spec as the parser would accept it from a file, or InvalidArgument with every problem. */
-Result<VolumeSpec> validated(VolumeSpec spec)
-{
-	SpecReport report(spec.sourceFile);
-	recordWritten(spec, report);
-	checkFields(spec, report);
-	validateSpec(spec, report);
-	if (!report.empty()) {
+	SpecOutcome checked = checkBuiltSpec(spec, spec.name + ".toml");
+	if (!checked.ok()) {
 		std::string message =
 			"the runtime spec of volume " + quoted(spec.name) + " would be invalid: ";
-		const std::vector<Diagnostic> diagnostics = report.take();
-		for (size_t i = 0; i < diagnostics.size(); ++i) {
-			if (i != 0)
-				message += "; ";
-			message += diagnostics[i].field + ": " + diagnostics[i].message;
+		for (size_t i = 0; i < checked.diagnostics.size(); ++i) {
+			const Diagnostic &problem = checked.diagnostics[i];
+			/* The one whole-file problem a rendered spec can have is its name. */
+			message += (i == 0 ? "" : "; ") +
+				   (problem.field.empty() ? std::string("name") : problem.field) +
+				   ": " + problem.message;
 		}
 		return fail(Errc::InvalidArgument, std::move(message));
 	}
-	completeSpec(spec, report);
-	return spec;
+	checked.spec.sourceFile = spec.sourceFile;
+	return std::move(checked.spec);
 }
 
 } /* namespace */
@@ -583,7 +521,7 @@ Result<VolumeSpec> stageSpec(const std::string &name, const StageRequest &reques
 		if (!applied)
 			return tl::make_unexpected(std::move(applied.error()));
 	}
-	return validated(std::move(spec));
+	return validated(spec);
 }
 
 } /* namespace rbdvolume::csi */

@@ -324,4 +324,9 @@ std::string renderVolumeSpec(const VolumeSpec &spec, std::string_view header)
 	return out;
 }
 
+SpecOutcome checkBuiltSpec(const VolumeSpec &spec, const std::string &path)
+{
+	return parseVolumeSpec(renderVolumeSpec(spec), path);
+}
+
 } /* namespace rbdvolume */

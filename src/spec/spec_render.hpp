@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "spec/spec_parser.hpp"
 #include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
@@ -15,5 +16,12 @@ namespace rbdvolume {
  * at the top; it must not hold secrets.
  */
 std::string renderVolumeSpec(const VolumeSpec &spec, std::string_view header = {});
+
+/*
+ * A spec built in code, checked by the parser itself: rendered, then read
+ * back as the file `path` (its stem is the volume's name). The outcome's
+ * spec is complete (defaults applied) when there is no diagnostic.
+ */
+SpecOutcome checkBuiltSpec(const VolumeSpec &spec, const std::string &path);
 
 } /* namespace rbdvolume */

@@ -102,6 +102,23 @@ void expectSameAfterRoundTrip(const std::string &path)
 
 } /* namespace */
 
+TEST(SpecRender, CheckBuiltSpecIsTheParsersVerdict)
+{
+	VolumeSpec spec = baseSpec();
+	const SpecOutcome good = checkBuiltSpec(spec, "vol1.toml");
+	ASSERT_TRUE(good.ok()) << good.diagnostics[0].format();
+	EXPECT_EQ(good.spec.name, "vol1");
+	EXPECT_EQ(good.spec.staging.path, spec.staging.path);
+
+	spec.image.pool = "a/b";
+	const SpecOutcome bad = checkBuiltSpec(spec, "vol1.toml");
+	ASSERT_FALSE(bad.ok());
+	EXPECT_EQ(bad.diagnostics[0].field, "image.pool");
+
+	const SpecOutcome badName = checkBuiltSpec(baseSpec(), "pvc-1.toml");
+	ASSERT_FALSE(badName.ok()) << "the file stem is the volume's name, and '-' is refused";
+}
+
 TEST(SpecRender, GoldenLayout)
 {
 	VolumeSpec spec = baseSpec("golden");
