@@ -6,7 +6,6 @@
 #include <functional>
 
 #include "common/paths.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -79,14 +78,15 @@ std::string SpecStore::locate(const std::string &name) const
 
 bool SpecStore::load(const std::string &name, const std::string &file)
 {
-	auto text = readFile(file);
-	const std::string content = text && *text ? **text : std::string();
+	/* Bounded, non-blocking, a regular file only: a FIFO or /dev/zero here is a bad spec. */
+	const Result<std::optional<std::string>> text = readSpecFile(file);
+	const std::string content = !text ? "\n" + text.error().message : text->value_or("");
 	const size_t hash = std::hash<std::string>{}(content);
 	SpecEntry &entry = entries_[name];
 	if (!entry.missing && entry.file == file && entry.contentHash == hash &&
 	    (entry.spec || !entry.problems.empty()))
 		return false;
-	SpecOutcome outcome = text && *text ? parseVolumeSpec(content, file) : loadVolumeSpec(file);
+	SpecOutcome outcome = volumeSpecFrom(text, file);
 	if (outcome.ok())
 		checkMountRoots(outcome.spec, outcome.diagnostics);
 	entry.file = file;

@@ -91,59 +91,14 @@ bool isMountPoint(const std::string &path)
 	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
-Result<std::optional<std::string>> readFile(const std::string &path)
+Result<std::optional<std::string>> readFile(const std::string &path, size_t maxBytes,
+					    Symlinks symlinks)
 {
-	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-	if (!fd.valid()) {
-		if (errno == ENOENT)
-			return std::optional<std::string>();
-		return errnoError("cannot read '" + path + "'", errno);
-	}
-	std::string data;
-	std::array<char, 4096> buffer{};
-	for (;;) {
-		const ssize_t n = read(fd.get(), buffer.data(), buffer.size());
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errnoError("cannot read '" + path + "'", errno);
-		if (n == 0)
-			break;
-		data.append(buffer.data(), static_cast<size_t>(n));
-	}
-	return std::optional<std::string>(std::move(data));
-}
-
-Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
-{
-	const std::string dir = parentOf(path);
-	std::string temp = path + ".tmpXXXXXX";
-	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
-	if (!fd.valid())
-		return errnoError("cannot create a file in '" + dir + "'", errno);
-
-	const auto cleanup = [&](const std::string &what, int err) {
-		unlink(temp.c_str());
-		return errnoError(what, err);
-	};
-	size_t done = 0;
-	while (done < data.size()) {
-		const ssize_t n = write(fd.get(), data.data() + done, data.size() - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cleanup("cannot write '" + temp + "'", errno);
-		done += static_cast<size_t>(n);
-	}
-	if (fchmod(fd.get(), mode) < 0 || fsync(fd.get()) < 0)
-		return cleanup("cannot sync '" + temp + "'", errno);
-	if (rename(temp.c_str(), path.c_str()) < 0)
-		return cleanup("cannot rename to '" + path + "'", errno);
-
-	const UniqueFd dirFd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (dirFd.valid())
-		(void)fsync(dirFd.get());
-	return {};
+	auto text = readFileBounded(path, maxBytes, symlinks);
+	if (!text)
+		return fail(text.error().code, "'" + path + "': " + text.error().message,
+			    text.error().sysErrno);
+	return text;
 }
 
 std::string processesUsing(const std::string &path, size_t limit)

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include "common/file_io.hpp"
 #include "common/result.hpp"
 
 namespace rbdvolume {
@@ -22,11 +23,13 @@ bool isDirectory(const std::string &path);
 /* True when `path` is the root of a mount (statx STATX_ATTR_MOUNT_ROOT): O(1), no table read. */
 bool isMountPoint(const std::string &path);
 
-/* The whole file; nullopt when it does not exist. */
-Result<std::optional<std::string>> readFile(const std::string &path);
-
-/* Writes `data` to `path` atomically: temp file, fsync, rename, fsync the directory. */
-Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode);
+/*
+ * A state file of ours, or a /proc or /sys attribute: readFileBounded() with
+ * the path in its errors ("'PATH': expected a file, found a FIFO").
+ */
+Result<std::optional<std::string>> readFile(const std::string &path,
+					    size_t maxBytes = SmallFileBytes,
+					    Symlinks symlinks = Symlinks::Refuse);
 
 /* "pid 1234 (sleep)" for up to `limit` processes with a file, cwd or root below `path`. */
 std::string processesUsing(const std::string &path, size_t limit = 3);

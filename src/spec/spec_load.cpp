@@ -26,10 +26,14 @@ SpecOutcome unreadable(const std::string &path, std::string message)
 
 } /* namespace */
 
-SpecOutcome loadVolumeSpec(const std::string &path)
+Result<std::optional<std::string>> readSpecFile(const std::string &path)
+{
+	return readSmallTextFile(path, MaxSpecBytes, "a spec");
+}
+
+SpecOutcome volumeSpecFrom(const Result<std::optional<std::string>> &text, const std::string &path)
 {
 	try {
-		auto text = readSmallTextFile(path, MaxSpecBytes, "a spec");
 		if (!text)
 			return unreadable(path, text.error().message);
 		if (!*text)
@@ -39,6 +43,11 @@ SpecOutcome loadVolumeSpec(const std::string &path)
 		return unreadable(path,
 				  std::string("internal error while reading: ") + error.what());
 	}
+}
+
+SpecOutcome loadVolumeSpec(const std::string &path)
+{
+	return volumeSpecFrom(readSpecFile(path), path);
 }
 
 } /* namespace rbdvolume */

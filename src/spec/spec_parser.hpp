@@ -2,10 +2,12 @@
 /* Reading volume spec v1 from TOML: the only place that knows TOML. */
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/result.hpp"
 #include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
@@ -37,5 +39,15 @@ SpecOutcome parseVolumeSpec(std::string_view text, const std::string &path);
 
 /* Reads `path` and parses it; an unreadable file is one diagnostic. */
 SpecOutcome loadVolumeSpec(const std::string &path);
+
+/*
+ * A spec file's text: at most 1 MiB, a regular file (or a link to one),
+ * never blocking. nullopt when it does not exist; an error reads after
+ * "PATH: ".
+ */
+Result<std::optional<std::string>> readSpecFile(const std::string &path);
+
+/* What loadVolumeSpec() makes of what readSpecFile() gave. */
+SpecOutcome volumeSpecFrom(const Result<std::optional<std::string>> &text, const std::string &path);
 
 } /* namespace rbdvolume */

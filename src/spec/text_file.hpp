@@ -11,7 +11,7 @@
 namespace rbdvolume {
 
 /*
- * The file's text; std::nullopt when it does not exist. A directory, an
+ * The file's text; std::nullopt when it does not exist. A directory, a FIFO, a device, an
  * unreadable file, or one over `maxBytes` is an error whose message reads
  * after "FILE: " ("expected `what` of at most 1 MiB, found a larger file").
  */

@@ -4,7 +4,10 @@
 
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
@@ -328,6 +331,29 @@ TEST(SpecStore, AValidSpecTurnedOutOfBoundsKeepsTheLastValidOne)
 	EXPECT_EQ(entry(store, "a").spec, valid);
 	ASSERT_EQ(entry(store, "a").problems.size(), 1U);
 	EXPECT_EQ(entry(store, "a").problems[0].field, "staging.path");
+}
+
+/* Hostile files in a spec directory: each is one bad spec, and nothing blocks or reads on. */
+TEST(SpecStore, AFifoADeviceLinkAndAHugeFileAreBadSpecsThatNeverBlock)
+{
+	TempDir dir;
+	dir.write("good.toml", specOf("good"));
+	ASSERT_EQ(mkfifo((dir.path() + "/fifo.toml").c_str(), 0600), 0);
+	ASSERT_EQ(symlink("/dev/zero", (dir.path() + "/zero.toml").c_str()), 0);
+	dir.write("huge.toml", specOf("huge") + "# " + std::string(1100 * 1024, 'x') + "\n");
+	SpecStore store({ dir.path() }, roots());
+
+	EXPECT_EQ(store.rescan(), (Names{ "fifo", "good", "huge", "zero" }));
+	EXPECT_NE(entry(store, "good").spec, nullptr) << problemsText(entry(store, "good"));
+	const auto only = [&](const std::string &name) {
+		const SpecEntry &bad = entry(store, name);
+		EXPECT_EQ(bad.spec, nullptr);
+		return bad.problems.size() == 1 ? bad.problems[0].message : problemsText(bad);
+	};
+	EXPECT_EQ(only("fifo"), "expected a file, found a FIFO");
+	EXPECT_EQ(only("zero"), "expected a file, found a character device");
+	EXPECT_EQ(only("huge"), "expected a spec of at most 1 MiB, found a larger file");
+	EXPECT_EQ(store.rescan(), Names{}) << "an unchanged bad file is no change";
 }
 
 } /* namespace */

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "common/file_io.hpp"
+
+#include <array>
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+tl::unexpected<Error> errnoError(const std::string &what, int err)
+{
+	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
+		    what + ": " + errnoText(err), err);
+}
+
+std::string parentOf(const std::string &path)
+{
+	const size_t slash = path.rfind('/');
+	return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+std::string sizeText(size_t bytes)
+{
+	constexpr size_t MiB = size_t{ 1024 } * 1024;
+	if (bytes >= MiB && bytes % MiB == 0)
+		return std::to_string(bytes / 1024 / 1024) + " MiB";
+	if (bytes >= 1024 && bytes % 1024 == 0)
+		return std::to_string(bytes / 1024) + " KiB";
+	return std::to_string(bytes) + " bytes";
+}
+
+} /* namespace */
+
+std::string fileTypeName(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "a file of unknown type";
+	}
+}
+
+Result<std::optional<std::string>> readFileBounded(const std::string &path, size_t maxBytes,
+						   Symlinks symlinks)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			  (symlinks == Symlinks::Refuse ? O_NOFOLLOW : 0);
+	const UniqueFd fd(open(path.c_str(), flags));
+	if (!fd.valid()) {
+		if (errno == ENOENT)
+			return std::optional<std::string>();
+		if (errno == ELOOP && symlinks == Symlinks::Refuse)
+			return fail(Errc::InvalidArgument, "expected a file, found a symbolic link",
+				    ELOOP);
+		const int err = errno;
+		/* A socket (ENXIO) or a device without a driver: say what is there. */
+		struct stat st {
+		};
+		if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+			return fail(Errc::InvalidArgument,
+				    "expected a file, found " + fileTypeName(st.st_mode), err);
+		return errnoError("cannot read the file", err);
+	}
+	struct stat st {
+	};
+	if (fstat(fd.get(), &st) < 0)
+		return errnoError("cannot read the file", errno);
+	if (!S_ISREG(st.st_mode))
+		return fail(Errc::InvalidArgument,
+			    "expected a file, found " + fileTypeName(st.st_mode));
+
+	std::string data;
+	std::array<char, 8192> buffer{};
+	for (;;) {
+		const ssize_t got = read(fd.get(), buffer.data(), buffer.size());
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errnoError("cannot read the file", errno);
+		if (got == 0)
+			return std::optional<std::string>(std::move(data));
+		data.append(buffer.data(), static_cast<size_t>(got));
+		if (data.size() > maxBytes)
+			return fail(Errc::InvalidArgument,
+				    "expected a file of at most " + sizeText(maxBytes) +
+					    ", found a larger one",
+				    EFBIG);
+	}
+}
+
+Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
+{
+	const std::string dir = parentOf(path);
+	std::string temp = path + ".tmpXXXXXX";
+	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
+	if (!fd.valid())
+		return errnoError("cannot create a file in '" + dir + "'", errno);
+
+	const auto cleanup = [&](const std::string &what, int err) {
+		unlink(temp.c_str());
+		return errnoError(what, err);
+	};
+	size_t done = 0;
+	while (done < data.size()) {
+		const ssize_t n = write(fd.get(), data.data() + done, data.size() - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cleanup("cannot write '" + temp + "'", errno);
+		done += static_cast<size_t>(n);
+	}
+	if (fchmod(fd.get(), mode) < 0 || fsync(fd.get()) < 0)
+		return cleanup("cannot sync '" + temp + "'", errno);
+	if (rename(temp.c_str(), path.c_str()) < 0)
+		return cleanup("cannot rename to '" + path + "'", errno);
+
+	const UniqueFd dirFd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (dirFd.valid())
+		(void)fsync(dirFd.get());
+	return {};
+}
+
+} /* namespace rbdvolume */

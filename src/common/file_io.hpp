@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * File I/O for every file rbd-volume reads or writes: reads are bounded in
+ * size and never block (a FIFO, a device or a socket where a file should be
+ * is refused, never read), writes are atomic.
+ */
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <sys/types.h>
+
+#include "common/result.hpp"
+
+namespace rbdvolume {
+
+/* The state files under /run/rbd-volume are a few hundred bytes. */
+inline constexpr size_t SmallFileBytes = size_t{ 64 } * 1024;
+
+enum class Symlinks : bool {
+	Follow, /* an administrator's file (a spec, the daemon config) may be a link to one */
+	Refuse, /* our own state files never are: a link there was planted */
+};
+
+/*
+ * The whole of a regular file, or nullopt when it does not exist. It is
+ * opened non-blocking, checked to be a regular file before a byte is read,
+ * and read to at most `maxBytes`: anything else is an error whose message
+ * reads after "PATH: " ("expected a file, found a FIFO").
+ * /proc and /sys attributes are regular files too.
+ */
+Result<std::optional<std::string>> readFileBounded(const std::string &path, size_t maxBytes,
+						   Symlinks symlinks = Symlinks::Refuse);
+
+/* "a FIFO", "a directory", "a block device", ... for a stat mode. */
+std::string fileTypeName(mode_t mode);
+
+/* Writes `data` to `path` atomically: temp file, fsync, rename, fsync the directory. */
+Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode);
+
+} /* namespace rbdvolume */
