@@ -42,4 +42,21 @@ bool isSameOrBelow(std::string_view inner, std::string_view outer)
 	return inner.size() == outer.size() || inner[outer.size()] == '/';
 }
 
+std::optional<std::string> ownStateProblem(std::string_view path, bool staging)
+{
+	if (staging && isSameOrBelow(path, StagingRoot) && path != StagingRoot)
+		return std::nullopt;
+	for (const std::string_view own : { RuntimeDir, ConfigDir }) {
+		if (isSameOrBelow(path, own))
+			return "expected a path outside rbd-volume's own state (" +
+			       std::string(own) +
+			       (staging ? ", but for " + std::string(StagingRoot) + "/..." : "") +
+			       "), found '" + std::string(path) + "'";
+		if (isSameOrBelow(own, path))
+			return "expected a path that does not cover rbd-volume's own state (" +
+			       std::string(own) + "), found '" + std::string(path) + "'";
+	}
+	return std::nullopt;
+}
+
 } /* namespace rbdvolume::paths */

@@ -2,11 +2,13 @@
 /* Where rbd-volume keeps things on a host. */
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace rbdvolume::paths {
 
+inline constexpr std::string_view ConfigDir = "/etc/rbd-volume";
 inline constexpr std::string_view AdminSpecDir = "/etc/rbd-volume/volumes";
 inline constexpr std::string_view RuntimeSpecDir = "/run/rbd-volume/volumes";
 inline constexpr std::string_view DaemonConfig = "/etc/rbd-volume/rbd-volumed.toml";
@@ -23,5 +25,12 @@ bool isNormalAbsolutePath(std::string_view path);
 
 /* True when `inner` equals `outer` or lies below it; both normal absolute paths. */
 bool isSameOrBelow(std::string_view inner, std::string_view outer);
+
+/*
+ * Why a mount on `path` would reach into rbd-volume's own state (its
+ * configuration, intents, ownership records, drivers' files), or cover it;
+ * nullopt when it would not. A staging path may lie below StagingRoot.
+ */
+std::optional<std::string> ownStateProblem(std::string_view path, bool staging);
 
 } /* namespace rbdvolume::paths */

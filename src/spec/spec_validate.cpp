@@ -122,6 +122,22 @@ std::string targetProblem(const VolumeSpec &spec, const SpecReport &report, size
 	return {};
 }
 
+/* A mount there would hide or replace the records that say what is ours. */
+void checkOwnState(const VolumeSpec &spec, SpecReport &report)
+{
+	if (usable(report, "staging.path")) {
+		if (auto problem = paths::ownStateProblem(spec.staging.path, true))
+			report.error("staging.path", *problem);
+	}
+	for (size_t i = 0; i < spec.publish.size(); ++i) {
+		const std::string field = publishField(i, "path");
+		if (!usable(report, field))
+			continue;
+		if (auto problem = paths::ownStateProblem(spec.publish[i].path, false))
+			report.error(field, *problem);
+	}
+}
+
 void checkPublish(const VolumeSpec &spec, SpecReport &report)
 {
 	const bool snapshot = mapsSnapshot(spec, report);
@@ -158,6 +174,7 @@ void validateSpec(const VolumeSpec &spec, SpecReport &report)
 	checkReadOnly(spec, report);
 	checkMode(spec, report);
 	checkPublish(spec, report);
+	checkOwnState(spec, report);
 }
 
 void completeSpec(VolumeSpec &spec, const SpecReport &report)
