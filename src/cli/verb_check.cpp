@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/verbs.hpp"
+#include "spec/spec_locate.hpp"
 #include "spec/spec_parser.hpp"
 
 namespace rbdvolume::cli {
@@ -31,7 +32,7 @@ void checkFile(const std::string &path, CheckTally &tally)
 		++tally.invalid;
 }
 
-/* Every regular file named *.toml directly in `dir`, sorted, as the spec store reads them. */
+/* Every spec file directly in `dir`, sorted, as the spec store reads them. */
 bool listSpecFiles(const std::filesystem::path &dir, std::vector<std::string> &files,
 		   std::error_code &error)
 {
@@ -41,7 +42,7 @@ bool listSpecFiles(const std::filesystem::path &dir, std::vector<std::string> &f
 	for (; it != std::filesystem::directory_iterator(); it.increment(error)) {
 		const std::filesystem::path &path = it->path();
 		std::error_code typeError;
-		if (path.extension() == ".toml" && it->is_regular_file(typeError))
+		if (isSpecFileName(path.filename().string()) && !it->is_directory(typeError))
 			files.push_back(path.string());
 	}
 	if (error)

@@ -6,16 +6,11 @@
 #include <functional>
 
 #include "common/paths.hpp"
+#include "spec/spec_locate.hpp"
 
 namespace rbdvolume::daemon {
 
 namespace {
-
-/* Editors' and package managers' leftovers are not specs. */
-bool looksLikeSpec(const std::string &fileName)
-{
-	return fileName.size() > 5 && fileName.ends_with(".toml") && fileName.front() != '.';
-}
 
 std::string joined(const std::vector<std::string> &items)
 {
@@ -34,7 +29,7 @@ std::map<std::string, std::string> SpecStore::listFiles() const
 		std::error_code ec;
 		for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
 			const std::string fileName = entry.path().filename().string();
-			if (!looksLikeSpec(fileName) || entry.is_directory(ec))
+			if (!isSpecFileName(fileName) || entry.is_directory(ec))
 				continue;
 			files.emplace(fileName.substr(0, fileName.size() - 5),
 				      entry.path().string());

@@ -8,6 +8,11 @@
 
 namespace rbdvolume {
 
+bool isSpecFileName(const std::string &fileName)
+{
+	return fileName.size() > 5 && fileName.ends_with(".toml") && fileName.front() != '.';
+}
+
 std::vector<std::string> defaultSpecDirs()
 {
 	return { std::string(paths::RuntimeSpecDir), std::string(paths::AdminSpecDir) };

@@ -9,6 +9,13 @@
 
 namespace rbdvolume {
 
+/*
+ * A directory entry the daemon reads as a spec: NAME.toml, not hidden (an
+ * editor's or a package manager's leftover), and not a directory. Anything
+ * else of that name (a FIFO, a link to a device) is a spec that is invalid.
+ */
+bool isSpecFileName(const std::string &fileName);
+
 /* The spec directories, in the order they are searched. */
 std::vector<std::string> defaultSpecDirs();
 

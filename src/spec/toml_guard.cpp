@@ -3,6 +3,7 @@
 #include "spec/toml_guard.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rbdvolume {
@@ -60,6 +61,14 @@ std::string describeCodePoint(std::string_view text)
 
 enum class State : uint8_t { Normal, Comment, Basic, Literal, MultiBasic, MultiLiteral };
 
+/*
+ * toml++ 3.3 builds a table per dotted-key part recursively and overflows
+ * the stack at some ten thousand parts (a 40 KB spec); arrays and inline
+ * tables it stops at 256. A spec is three levels deep: far below either.
+ */
+constexpr size_t MaxKeyParts = 16;
+constexpr size_t MaxNesting = 16;
+
 /* An array or inline table inside a value. */
 struct Level {
 	char open = '[';
@@ -87,9 +96,10 @@ private:
 	size_t quoteRun(char c) const;
 	void advance(size_t count = 1);
 	TomlGuardProblem problem(std::string_view what) const;
+	TomlGuardProblem problemHere(std::string message) const;
 
 	std::optional<TomlGuardProblem> normal();
-	void structural(char c);
+	std::optional<TomlGuardProblem> structural(char c);
 	void openString();
 	std::optional<TomlGuardProblem> inString();
 	std::optional<TomlGuardProblem> multiBasicEscape();
@@ -105,6 +115,7 @@ private:
 	bool header_ = false;	     /* inside a [table] or [[array]] header */
 	bool afterEquals_ = false;   /* top level: this line's key is done */
 	bool tokenStart_ = true;     /* the next non-blank character starts a key or a value */
+	size_t keyParts_ = 1;	     /* of the key being read */
 };
 
 size_t Scanner::quoteRun(char c) const
@@ -134,6 +145,11 @@ TomlGuardProblem Scanner::problem(std::string_view what) const
 				 std::string(what) + " " + describeCodePoint(text_.substr(pos_)) };
 }
 
+TomlGuardProblem Scanner::problemHere(std::string message) const
+{
+	return TomlGuardProblem{ line_, column_, std::move(message) };
+}
+
 bool Scanner::keyContext() const
 {
 	if (header_)
@@ -158,7 +174,7 @@ void Scanner::openString()
 }
 
 /* A character that may open, close or separate keys and values. */
-void Scanner::structural(char c)
+std::optional<TomlGuardProblem> Scanner::structural(char c)
 {
 	const bool key = keyContext();
 	Level *level = nesting_.empty() ? nullptr : &nesting_.back();
@@ -166,6 +182,7 @@ void Scanner::structural(char c)
 	case '=':
 		/* Only the '=' after a key; another one is part of a bare value. */
 		tokenStart_ = key;
+		keyParts_ = 1;
 		if (key && level == nullptr)
 			afterEquals_ = true;
 		else if (key)
@@ -174,17 +191,24 @@ void Scanner::structural(char c)
 	case '.':
 		/* Joins dotted keys; in a value it is part of a number or a date. */
 		tokenStart_ = key;
+		if (key && ++keyParts_ > MaxKeyParts)
+			return problemHere("invalid spec: a key of more than " +
+					   std::to_string(MaxKeyParts) +
+					   " dotted parts (a spec nests three levels deep)");
 		break;
 	case ',':
 		if (level != nullptr && level->open == '{')
 			level->inValue = false;
 		tokenStart_ = true;
+		keyParts_ = 1;
 		break;
 	case '[':
-		if (tokenStart_ && level == nullptr && !afterEquals_)
+		if (tokenStart_ && level == nullptr && !afterEquals_) {
 			header_ = true;
-		else if (tokenStart_)
+			keyParts_ = 1;
+		} else if (tokenStart_) {
 			nesting_.push_back(Level{ '[', false });
+		}
 		break;
 	case '{':
 		if (tokenStart_ && !key)
@@ -200,6 +224,11 @@ void Scanner::structural(char c)
 		tokenStart_ = false;
 		break;
 	}
+	if (nesting_.size() > MaxNesting)
+		return problemHere("invalid spec: arrays or inline tables nested more than " +
+				   std::to_string(MaxNesting) +
+				   " levels deep (a spec nests three levels deep)");
+	return std::nullopt;
 }
 
 std::optional<TomlGuardProblem> Scanner::normal()
@@ -223,6 +252,7 @@ std::optional<TomlGuardProblem> Scanner::normal()
 			afterEquals_ = false;
 			header_ = false;
 			tokenStart_ = true;
+			keyParts_ = 1;
 		}
 		break;
 	case ' ':
@@ -236,7 +266,8 @@ std::optional<TomlGuardProblem> Scanner::normal()
 	case ']':
 	case '{':
 	case '}':
-		structural(c);
+		if (auto deep = structural(c))
+			return deep;
 		break;
 	default:
 		tokenStart_ = false;

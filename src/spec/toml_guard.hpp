@@ -22,8 +22,10 @@ struct TomlGuardProblem {
  * on every character of a quoted key, and on the character after a backslash
  * in a multi-line basic string. A non-ASCII character in the first two places
  * makes a spec invalid anyway (TOML syntax, or an unknown key); the third
- * is legal TOML we refuse. This scan finds the first such character, so the
- * parser reports it instead of handing the text to toml++.
+ * is legal TOML we refuse. It also overflows its stack on a key of many
+ * thousand dotted parts. This scan finds the first such character, and any
+ * key of more than 16 parts or value nested more than 16 levels deep, so
+ * the parser reports it instead of handing the text to toml++.
  */
 std::optional<TomlGuardProblem> findTomlHazard(std::string_view text);
 

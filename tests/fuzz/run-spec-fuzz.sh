@@ -31,13 +31,22 @@ for spec in "$top"/tests/data/specs/*/* "$top"/conf/example.toml; do
 	n=$((n + 1))
 	cp "$spec" "$work/seeds/$n-$(basename "$spec")"
 done
+# Long inputs, up to the daemon's 1 MiB bound: a key of 100,000 dotted parts
+# (toml++ recursed on it until the stack ran out), deep arrays, a long value.
+repeat() { # repeat TEXT COUNT
+	awk -v t="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", t }'
+}
+{ printf 'x.'; repeat 'y.' 100000; printf 'z = 1\n'; } >"$work/seeds/long-dotted-key.toml"
+{ printf 'a = '; repeat '[' 300; repeat ']' 300; printf '\n'; } >"$work/seeds/long-nesting.toml"
+{ cat "$top/conf/example.toml"; printf '# '; repeat 'x' 900000; printf '\n'; } >"$work/seeds/long-comment.toml"
+n=$((n + 3))
 echo "seeded with $n specs"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 status=0
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
 	-dict="$top/tests/fuzz/spec.dict" -artifact_prefix="$work/crashes/" \
 	"$work/corpus" "$work/seeds" || status=$?
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -179,6 +180,34 @@ TEST_F(CliCheck, DoubleDashEndsOptions)
 	const CommandResult result =
 		runVolumectl({ "check", "--", specs("valid") + "/minimal.toml" });
 	EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+}
+
+/* Each of these once crashed or hung `check`, and the daemon with it. */
+TEST_F(CliCheck, HostileFilesAreInvalidSpecsNeverACrashOrAHang)
+{
+	char pattern[] = "/tmp/rbdv-cli-hostile-XXXXXX";
+	ASSERT_NE(::mkdtemp(pattern), nullptr);
+	const std::string dir = pattern;
+	std::string deep = "x.";
+	for (int i = 0; i < 100000; i++)
+		deep += "y.";
+	test::writeFile(dir + "/deep.toml", deep + "z = 1\n");
+	ASSERT_EQ(::mkfifo((dir + "/fifo.toml").c_str(), 0600), 0);
+	ASSERT_EQ(::symlink("/dev/zero", (dir + "/zero.toml").c_str()), 0);
+	test::writeFile(dir + "/huge.toml", std::string(1100 * 1024, '#'));
+
+	const CommandResult result = runVolumectl({ "check", dir });
+	EXPECT_EQ(result.exitCode, 1) << result.out << result.err;
+	for (const std::string &line :
+	     { dir + "/deep.toml:1:32: invalid spec: a key of more than 16 dotted parts",
+	       dir + "/fifo.toml: expected a file, found a FIFO",
+	       dir + "/zero.toml: expected a file, found a character device",
+	       dir + "/huge.toml: expected a spec of at most 1 MiB, found a larger file" })
+		EXPECT_NE(result.out.find(line), std::string::npos) << line << "\n" << result.out;
+	EXPECT_TRUE(result.out.ends_with("checked 4 spec(s): 0 valid, 4 invalid\n")) << result.out;
+	for (const char *name : { "deep.toml", "fifo.toml", "zero.toml", "huge.toml" })
+		(void)::unlink((dir + "/" + name).c_str());
+	(void)::rmdir(dir.c_str());
 }
 
 } /* namespace rbdvolume */

@@ -61,4 +61,9 @@ std::string readFile(const std::string &path)
 	return text.str();
 }
 
+void writeFile(const std::string &path, const std::string &text)
+{
+	std::ofstream(path, std::ios::binary) << text;
+}
+
 } /* namespace rbdvolume::test */

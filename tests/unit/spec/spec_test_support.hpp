@@ -21,4 +21,6 @@ std::vector<std::string> filesIn(const std::string &dir, const std::string &suff
 
 std::string readFile(const std::string &path);
 
+void writeFile(const std::string &path, const std::string &text);
+
 } /* namespace rbdvolume::test */

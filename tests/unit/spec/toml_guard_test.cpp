@@ -101,4 +101,53 @@ TEST(TomlGuard, MultiLineBasicStringBackslashes)
 		  "string: U+00A7");
 }
 
+namespace {
+
+std::string repeated(std::string_view part, size_t count)
+{
+	std::string out;
+	for (size_t i = 0; i < count; i++)
+		out += part;
+	return out;
+}
+
+} /* namespace */
+
+/* toml++ recurses once per dotted part: 100,000 of them took the daemon down at every start. */
+TEST(TomlGuard, KeysOfManyDottedPartsAreRefused)
+{
+	const std::string deep = "x." + repeated("y.", 100000) + "z = 1\n";
+	EXPECT_EQ(hazardAt(deep), "1:32: invalid spec: a key of more than 16 dotted parts (a "
+				  "spec nests three levels deep)");
+	EXPECT_EQ(hazardAt("[" + repeated("y.", 20) + "z]\n").substr(0, 5), "1:33:");
+	EXPECT_EQ(hazardAt("[[" + repeated("y.", 20) + "z]]\n").substr(0, 5), "1:34:");
+	EXPECT_EQ(hazardAt("a = { " + repeated("y.", 20) + "z = 1 }\n").substr(0, 5), "1:38:");
+	EXPECT_EQ(hazardAt("\"a\"." + repeated("'b'.", 20) + "c = 1\n").substr(0, 5), "1:64:");
+}
+
+TEST(TomlGuard, SixteenDottedPartsAndDottedValuesAreFine)
+{
+	EXPECT_EQ(hazardAt(repeated("a.", 15) + "b = 1\n"), "none");
+	/* Parts count per key: every line and every inline-table entry starts again. */
+	EXPECT_EQ(hazardAt(repeated(repeated("a.", 15) + "b = 1\n", 3)), "none");
+	EXPECT_EQ(hazardAt("t = { " + repeated(repeated("a.", 10) + "b = 1, ", 3) + "}\n"), "none");
+	EXPECT_EQ(hazardAt("[" + repeated("a.", 10) + "b]\n" + repeated("c.", 10) + "d = 1\n"),
+		  "none");
+	/* Dots in values are numbers, dates, strings: never key parts. */
+	EXPECT_EQ(hazardAt("v = " + repeated("1", 40) + ".5\n"), "none");
+	EXPECT_EQ(hazardAt("v = \"" + repeated("a.", 100) + "\"\n"), "none");
+	EXPECT_EQ(hazardAt("v = [" + repeated("1.5, ", 100) + "]\n"), "none");
+}
+
+TEST(TomlGuard, DeeplyNestedValuesAreRefused)
+{
+	EXPECT_EQ(hazardAt("a = " + repeated("[", 17) + repeated("]", 17) + "\n"),
+		  "1:21: invalid spec: arrays or inline tables nested more than 16 levels deep "
+		  "(a spec nests three levels deep)");
+	EXPECT_EQ(hazardAt("a = " + repeated("{ b = ", 17) + "1" + repeated(" }", 17) + "\n")
+			  .substr(0, 10),
+		  "1:101: inv");
+	EXPECT_EQ(hazardAt("a = " + repeated("[", 16) + repeated("]", 16) + "\n"), "none");
+}
+
 } /* namespace rbdvolume */
