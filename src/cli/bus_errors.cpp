@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/text_escape.hpp"
+#include "common/text_escape.hpp"
 #include "cli/verbs.hpp"
 #include "common/errno_text.hpp"
 

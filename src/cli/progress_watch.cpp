@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "cli/bus_errors.hpp"
-#include "cli/text_escape.hpp"
 #include "common/bus_names.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume::cli {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/text_escape.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume::cli {
 

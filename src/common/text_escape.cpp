@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Strings made safe for JSON and for a terminal; pure. */
-#include "cli/text_escape.hpp"
+#include "common/text_escape.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace rbdvolume::cli {
+namespace rbdvolume {
 
 namespace {
 
@@ -161,4 +161,4 @@ size_t displayWidth(std::string_view text)
 	return width;
 }
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume */

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace rbdvolume::cli {
+namespace rbdvolume {
 
 /*
  * `text` as a JSON string literal, quotes included: '"', '\\' and control
@@ -25,4 +25,4 @@ std::string terminalSafe(std::string_view text, bool keepLineBreaks = false);
 /* The columns `text` takes: its UTF-8 code points (wide characters count one). */
 size_t displayWidth(std::string_view text);
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume */

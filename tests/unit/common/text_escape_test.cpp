@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* JSON string escaping and terminal-safe text. */
-#include "cli/text_escape.hpp"
+#include "common/text_escape.hpp"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace rbdvolume::cli {
+namespace rbdvolume {
 
 namespace {
 
@@ -82,4 +82,4 @@ TEST(DisplayWidth, CountsCodePoints)
 
 } /* namespace */
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume */
