@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/errno_text.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -37,9 +38,24 @@ const char *refusalName(const Error &error)
 	}
 }
 
+/*
+ * sd-bus refuses a string that is not valid UTF-8 and sends nothing: the
+ * host's bytes (a file name, a path, a record's content) are escaped first.
+ */
+std::string busText(const std::string &text)
+{
+	return terminalSafe(text, true);
+}
+
+/* A caller is always answered: if the reply itself cannot be sent, a plain error is. */
 int replyError(sd_bus_message *message, const char *name, const std::string &text)
 {
-	return sd_bus_reply_method_errorf(message, name, "%s", text.c_str());
+	const int r = sd_bus_reply_method_errorf(message, name, "%s", busText(text).c_str());
+	if (r >= 0)
+		return r;
+	return sd_bus_reply_method_errorf(message, SD_BUS_ERROR_FAILED,
+					  "rbd-volumed could not send its answer: %s",
+					  errnoText(-r).c_str());
 }
 
 /* Mutations are for root; the bus policy says so too, this holds on any bus. */
@@ -92,7 +108,7 @@ int methodListVolumes(sd_bus_message *message, void *userdata, sd_bus_error * /*
 	for (const std::string &name : reconciler.names()) {
 		const VolumeStatus *status = reconciler.status(name);
 		if (r >= 0)
-			r = sd_bus_message_append(reply, "(ssso)", name.c_str(),
+			r = sd_bus_message_append(reply, "(ssso)", busText(name).c_str(),
 						  status->intent.c_str(), status->phase.c_str(),
 						  BusApi::volumePath(name).c_str());
 	}
@@ -131,7 +147,8 @@ int methodPlanVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*u
 	auto started = api(userdata).reconciler().plan(
 		name, intent, [shared](const Result<std::string> &plan) {
 			if (plan)
-				(void)sd_bus_reply_method_return(shared->get(), "s", plan->c_str());
+				(void)sd_bus_reply_method_return(shared->get(), "s",
+								 busText(*plan).c_str());
 			else
 				(void)replyError(shared->get(), busErrorName(plan.error().code),
 						 plan.error().message);
@@ -198,7 +215,8 @@ int propertySummary(sd_bus * /*bus*/, const char * /*path*/, const char * /*inte
 		    const char * /*property*/, sd_bus_message *reply, void *userdata,
 		    sd_bus_error * /*error*/)
 {
-	return sd_bus_message_append(reply, "s", api(userdata).reconciler().summary().c_str());
+	return sd_bus_message_append(reply, "s",
+				     busText(api(userdata).reconciler().summary()).c_str());
 }
 
 const sd_bus_vtable ManagerVtable[] = {
@@ -231,7 +249,7 @@ const VolumeStatus *statusAt(void *userdata, const char *path)
 
 int appendString(sd_bus_message *reply, const std::string &value)
 {
-	return sd_bus_message_append(reply, "s", value.c_str());
+	return sd_bus_message_append(reply, "s", busText(value).c_str());
 }
 
 int propertyName(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
@@ -298,7 +316,7 @@ int propertyConditions(sd_bus * /*bus*/, const char *path, const char * /*interf
 	for (const Condition &condition : status->conditions) {
 		if (r >= 0)
 			r = sd_bus_message_append(reply, "(ss)", condition.type.c_str(),
-						  condition.message.c_str());
+						  busText(condition.message).c_str());
 	}
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
@@ -311,7 +329,7 @@ int propertyLastError(sd_bus * /*bus*/, const char *path, const char * /*interfa
 	if (status == nullptr)
 		return -ENOENT;
 	return sd_bus_message_append(reply, "(ss)", status->lastErrorName.c_str(),
-				     status->lastErrorMessage.c_str());
+				     busText(status->lastErrorMessage).c_str());
 }
 
 int propertyGeneration(sd_bus * /*bus*/, const char *path, const char * /*interface*/,

@@ -6,6 +6,8 @@
 #include <functional>
 
 #include "common/paths.hpp"
+#include "common/text_escape.hpp"
+#include "common/volume_name.hpp"
 #include "spec/spec_locate.hpp"
 
 namespace rbdvolume::daemon {
@@ -31,7 +33,13 @@ std::map<std::string, std::string> SpecStore::listFiles() const
 			const std::string fileName = entry.path().filename().string();
 			if (!isSpecFileName(fileName) || entry.is_directory(ec))
 				continue;
-			files.emplace(fileName.substr(0, fileName.size() - 5),
+			/*
+			 * A stem that is no volume name is a spec in error; its key
+			 * is escaped so that it can be shown (on the bus, in a log)
+			 * and never equals a valid name.
+			 */
+			const std::string stem = fileName.substr(0, fileName.size() - 5);
+			files.emplace(isValidVolumeName(stem) ? stem : terminalSafe(stem),
 				      entry.path().string());
 		}
 	}

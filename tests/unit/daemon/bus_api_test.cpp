@@ -511,6 +511,45 @@ TEST(BusApi, ConditionsOfAnInvalidSpec)
 	EXPECT_EQ(bad.at("Phase").text, "invalid");
 }
 
+/* A file name the host allows but sd-bus would refuse: escaped, and every other volume still answers. */
+TEST(BusApi, ANameThatIsNotUtf8IsEscapedAndBreaksNoOtherVolume)
+{
+	BusRig bus;
+	bus.rig.addVolume("a");
+	bus.rig.writeSpec("\xff", "[image]\npool = \"rbd\"\nname = \"x\"\n");
+	ASSERT_TRUE(bus.start());
+
+	auto reply = bus.callManagerAndWait("ListVolumes", "");
+	ASSERT_TRUE(succeeded(*reply)) << replyText(*reply);
+	sd_bus_message *message = reply->message.get();
+	ASSERT_GE(sd_bus_message_enter_container(message, 'a', "(ssso)"), 0);
+	std::vector<std::string> rows;
+	const char *name = nullptr;
+	const char *intent = nullptr;
+	const char *phase = nullptr;
+	const char *path = nullptr;
+	while (sd_bus_message_read(message, "(ssso)", &name, &intent, &phase, &path) > 0)
+		rows.push_back(std::string(name) + " " + phase);
+	EXPECT_EQ(rows, (std::vector<std::string>{ "\\xff invalid", "a down" }));
+
+	const BusProperties bad = bus.getAll(volumePath("\\xff"), bus::VolumeInterface);
+	ASSERT_EQ(bad.count("Conditions"), 1U);
+	EXPECT_NE(bad.at("Conditions")
+			  .text.find("/\\xff.toml: expected a file name of the form "
+				     "NAME.toml with a valid volume name"),
+		  std::string::npos)
+		<< bad.at("Conditions").text;
+	EXPECT_EQ(bad.at("SpecFile").text, bus.rig.specDir() + "/\\xff.toml");
+	EXPECT_EQ(bus.getAll(volumePath("a"), bus::VolumeInterface).at("Phase").text, "down");
+
+	if (isRoot()) {
+		reply = bus.callManagerAndWait("Down", "sb", "\\xff", 1);
+		EXPECT_EQ(reply->errorName, SpecInvalid) << replyText(*reply);
+		EXPECT_NE(reply->errorMessage.find("never had a valid spec"), std::string::npos)
+			<< reply->errorMessage;
+	}
+}
+
 } /* namespace */
 
 } /* namespace rbdvolume::testing */
