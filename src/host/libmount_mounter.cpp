@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/libmount_mounter.hpp"
 
-#include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <sched.h>
+#include <unistd.h>
 
+#include <linux/mount.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+
+#include <libmount/libmount.h>
 
 #include "common/errno_text.hpp"
 #include "engine/observer.hpp"
 #include "host/fs_util.hpp"
 #include "host/libmount_mount_table.hpp"
-#include "host/libmount_ptr.hpp"
 #include "host/mount_marker.hpp"
+#include "host/safe_path.hpp"
+#include "host/utab.hpp"
 
 namespace rbdvolume {
 
@@ -35,23 +45,6 @@ std::string ourOptions(const MountRequest &request)
 	return "_netdev," + std::string(MarkerOption) + "=" + request.owner;
 }
 
-bool isBlockDevice(const std::string &path)
-{
-	struct stat st {
-	};
-	return stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
-}
-
-/* libmount's own mount(8)-style message for a failed call. */
-std::string contextMessage(libmnt_context *context, int rc)
-{
-	std::array<char, 512> buffer{};
-	mnt_context_get_excode(context, rc, buffer.data(), buffer.size());
-	if (buffer.front() != '\0')
-		return buffer.data();
-	return rc > 0 ? errnoText(rc) : "libmount error " + std::to_string(rc);
-}
-
 Errc errcFor(int syscallErrno)
 {
 	switch (syscallErrno) {
@@ -69,10 +62,67 @@ Errc errcFor(int syscallErrno)
 	}
 }
 
+/* A mount option string split as mount(8) does: kernel flags, filesystem data, userspace. */
+struct SplitOptions {
+	unsigned long flags = 0;
+	std::string data;
+	std::string user;
+};
+
+Result<SplitOptions> splitOptions(const std::string &options)
+{
+	char *user = nullptr;
+	char *vfs = nullptr;
+	char *fs = nullptr;
+	if (mnt_split_optstr(options.c_str(), &user, &vfs, &fs, 0, 0) != 0)
+		return fail(Errc::InvalidArgument,
+			    "cannot parse the mount options '" + options + "'");
+	/* NOLINTBEGIN(cppcoreguidelines-no-malloc): libmount allocated them */
+	const std::unique_ptr<char, decltype(&free)> ownUser(user, free);
+	const std::unique_ptr<char, decltype(&free)> ownVfs(vfs, free);
+	const std::unique_ptr<char, decltype(&free)> ownFs(fs, free);
+	/* NOLINTEND(cppcoreguidelines-no-malloc) */
+	SplitOptions split;
+	if (vfs &&
+	    mnt_optstr_get_flags(vfs, &split.flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0)
+		return fail(Errc::InvalidArgument,
+			    "cannot parse the mount options '" + options + "'");
+	split.data = fs ? fs : "";
+	split.user = user ? user : "";
+	return split;
+}
+
+/* A bind takes per-mount flags only; filesystem options belong to the staging mount. */
+Result<uint64_t> bindAttributes(const SplitOptions &split, bool readOnly)
+{
+	if (!split.data.empty())
+		return fail(Errc::InvalidArgument,
+			    "'" + split.data +
+				    "' are filesystem options: they belong to the staging mount, "
+				    "not to a bind");
+	uint64_t attributes = readOnly ? MOUNT_ATTR_RDONLY : 0;
+	const unsigned long flags = split.flags;
+	if ((flags & MS_NOSUID) != 0)
+		attributes |= MOUNT_ATTR_NOSUID;
+	if ((flags & MS_NODEV) != 0)
+		attributes |= MOUNT_ATTR_NODEV;
+	if ((flags & MS_NOEXEC) != 0)
+		attributes |= MOUNT_ATTR_NOEXEC;
+	if ((flags & MS_NODIRATIME) != 0)
+		attributes |= MOUNT_ATTR_NODIRATIME;
+	if ((flags & MS_NOATIME) != 0)
+		attributes |= MOUNT_ATTR_NOATIME;
+	else if ((flags & MS_STRICTATIME) != 0)
+		attributes |= MOUNT_ATTR_STRICTATIME;
+	else if ((flags & MS_RELATIME) != 0)
+		attributes |= MOUNT_ATTR_RELATIME;
+	return attributes;
+}
+
 /*
  * For a target that is already a mount point: Unchanged when it shows the
  * wanted mount, Conflict when it shows anything else. Callers ask only after
- * isMountPoint(), so the common case reads no table.
+ * isMountRoot(), so the common case reads no table.
  */
 Result<Change> existingMount(const std::string &target, const std::string &device, bool readOnly)
 {
@@ -96,38 +146,61 @@ std::string sourceDevice(const std::string &path)
 	return visible && *visible ? mountDevice(**visible) : std::string();
 }
 
-Result<Change> runMount(const MountRequest &request, const std::string &options, const char *fsType)
+tl::unexpected<Error> mountFailed(const MountRequest &request, const std::string &what, int err)
 {
-	MntContextPtr context(mnt_new_context());
-	if (!context)
-		return fail(Errc::Io, "out of memory", ENOMEM);
-	mnt_context_disable_helpers(context.get(), 1);
-	mnt_context_set_source(context.get(), request.source.c_str());
-	mnt_context_set_target(context.get(), request.target.c_str());
-	if (fsType)
-		mnt_context_set_fstype(context.get(), fsType);
-	mnt_context_set_options(context.get(), options.c_str());
-
-	const int rc = mnt_context_mount(context.get());
-	if (rc == 0)
-		return Change::Changed;
-	const int err = mnt_context_syscall_called(context.get())
-				? mnt_context_get_syscall_errno(context.get())
-				: (rc > 0 ? rc : -rc);
 	return fail(errcFor(err),
-		    "cannot mount '" + request.source + "' on '" + request.target +
-			    "': " + contextMessage(context.get(), rc),
+		    "cannot " + what + " '" + request.source + "' on '" + request.target +
+			    "': " + errnoText(err),
 		    err);
+}
+
+/*
+ * The mount is in the kernel's table; without its utab line it would not
+ * carry our marker. The record written before the step still names it, so
+ * it is adopted by its device: report the utab failure as uncertain.
+ */
+Result<Change> markMount(const UtabEntry &entry)
+{
+	if (auto marked = recordUtabEntry(entry); !marked)
+		return fail(Errc::Timeout, marked.error().message, marked.error().sysErrno);
+	return Change::Changed;
+}
+
+/*
+ * umount2() resolves its path again: from a directory reached without links
+ * (this thread's own working directory, CLONE_FS), the last component is all
+ * it resolves, and UMOUNT_NOFOLLOW keeps that from being a link too.
+ */
+int unmountIn(int directory, const std::string &name)
+{
+	if (unshare(CLONE_FS) < 0)
+		return errno;
+	const int previous = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int err = 0;
+	if (fchdir(directory) < 0 || umount2(name.c_str(), UMOUNT_NOFOLLOW) < 0)
+		err = errno;
+	if (previous >= 0) {
+		(void)fchdir(previous);
+		close(previous);
+	}
+	return err;
+}
+
+std::string parentOf(const std::string &path)
+{
+	const size_t slash = path.rfind('/');
+	return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 } /* namespace */
 
 Result<Change> LibmountMounter::mount(const MountRequest &request)
 {
-	if (isMountPoint(request.target))
+	auto target = makeNoSymlinks(request.target, PathKind::Directory);
+	if (!target)
+		return tl::make_unexpected(target.error());
+	if (isMountRoot(target->get()))
 		return existingMount(request.target, request.source, request.readOnly);
-	if (auto made = makeDirectories(request.target); !made)
-		return tl::make_unexpected(made.error());
 
 	std::vector<std::string> parts = request.options;
 	parts.emplace_back(request.readOnly ? "ro" : "rw");
@@ -135,52 +208,96 @@ Result<Change> LibmountMounter::mount(const MountRequest &request)
 	if (request.fsType == "xfs")
 		parts.emplace_back("nouuid");
 	parts.push_back(ourOptions(request));
-	return runMount(request, joinOptions(parts), request.fsType.c_str());
+	auto split = splitOptions(joinOptions(parts));
+	if (!split)
+		return tl::make_unexpected(split.error());
+
+	/* Onto the directory opened above, whatever its path shows by now. */
+	if (::mount(request.source.c_str(), procFdPath(target->get()).c_str(),
+		    request.fsType.c_str(), split->flags,
+		    split->data.empty() ? nullptr : split->data.c_str()) < 0)
+		return mountFailed(request, "mount", errno);
+	return markMount(
+		UtabEntry{ request.source, request.target, request.fsType, split->user, false });
 }
 
 Result<Change> LibmountMounter::bind(const MountRequest &request)
 {
 	/* Binding an unmounted directory would publish the empty directory beneath. */
-	const bool blockDevice = isBlockDevice(request.source);
-	if (!blockDevice && !isMountPoint(request.source))
+	auto source = openNoSymlinks(request.source, PathKind::Any);
+	if (!source)
+		return tl::make_unexpected(source.error());
+	struct stat st {
+	};
+	if (fstat(source->get(), &st) < 0)
+		return mountFailed(request, "bind", errno);
+	const bool blockDevice = S_ISBLK(st.st_mode);
+	if (!blockDevice && !isMountRoot(source->get()))
 		return fail(Errc::NotFound,
 			    "nothing is mounted on '" + request.source + "'; refusing to bind it");
-	if (isMountPoint(request.target))
+
+	auto target = makeNoSymlinks(request.target,
+				     S_ISDIR(st.st_mode) ? PathKind::Directory : PathKind::File);
+	if (!target)
+		return tl::make_unexpected(target.error());
+	if (isMountRoot(target->get()))
 		return existingMount(request.target,
 				     blockDevice ? request.source : sourceDevice(request.source),
 				     request.readOnly);
 
-	auto made = isDirectory(request.source) ? makeDirectories(request.target)
-						: ensureFile(request.target);
-	if (!made)
-		return tl::make_unexpected(made.error());
-
-	/* libmount turns "bind,ro" into bind plus a read-only remount. */
-	std::vector<std::string> parts = { "bind" };
-	if (request.readOnly)
-		parts.emplace_back("ro");
-	parts.insert(parts.end(), request.options.begin(), request.options.end());
+	std::vector<std::string> parts = request.options;
 	parts.push_back(ourOptions(request));
-	return runMount(request, joinOptions(parts), nullptr);
+	auto split = splitOptions(joinOptions(parts));
+	if (!split)
+		return tl::make_unexpected(split.error());
+	auto attributes = bindAttributes(*split, request.readOnly);
+	if (!attributes)
+		return tl::make_unexpected(attributes.error());
+
+	/* A detached copy, made read-only before it is attached: never writable for a moment. */
+	const UniqueFd tree(
+		open_tree(source->get(), "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+	if (!tree.valid())
+		return mountFailed(request, "bind", errno);
+	mount_attr attr{};
+	attr.attr_set = *attributes;
+	if (*attributes != 0 &&
+	    mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return mountFailed(request, "bind", errno);
+	if (move_mount(tree.get(), "", target->get(), "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return mountFailed(request, "bind", errno);
+	return markMount(UtabEntry{ request.source, request.target, "", split->user, true });
 }
 
 Result<Change> LibmountMounter::unmount(const std::string &target)
 {
-	if (!isMountPoint(target))
+	auto parent = openNoSymlinks(parentOf(target));
+	if (!parent && parent.error().code == Errc::NotFound)
+		return Change::Unchanged;
+	if (!parent)
+		return tl::make_unexpected(parent.error());
+	const std::string name = target.substr(target.rfind('/') + 1);
+	struct statx stx {
+	};
+	if (statx(parent->get(), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE,
+		  &stx) != 0)
+		return Change::Unchanged; /* nothing there */
+	if (S_ISLNK(stx.stx_mode))
+		return fail(Errc::Conflict,
+			    "'" + target +
+				    "' is a symbolic link; rbd-volume never unmounts "
+				    "through a symbolic link",
+			    ELOOP);
+	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0 ||
+	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) == 0)
 		return Change::Unchanged;
 
-	MntContextPtr context(mnt_new_context());
-	if (!context)
-		return fail(Errc::Io, "out of memory", ENOMEM);
-	mnt_context_disable_helpers(context.get(), 1);
-	mnt_context_set_target(context.get(), target.c_str());
-	const int rc = mnt_context_umount(context.get());
-	if (rc == 0)
+	const int err = unmountIn(parent->get(), name);
+	if (err == 0) {
+		(void)forgetUtabEntry(target);
 		return Change::Changed;
-
-	const int err = mnt_context_syscall_called(context.get())
-				? mnt_context_get_syscall_errno(context.get())
-				: (rc > 0 ? rc : -rc);
+	}
 	if (err == EBUSY) {
 		const std::string holders = processesUsing(target);
 		return fail(Errc::Busy,
@@ -190,10 +307,11 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 			    err);
 	}
 	/* Unmounted by someone else meanwhile (systemd at shutdown): the goal is reached. */
-	if (!isMountPoint(target))
+	if (err == EINVAL && !isMountPoint(target)) {
+		(void)forgetUtabEntry(target);
 		return Change::Unchanged;
-	return fail(errcFor(err),
-		    "cannot unmount '" + target + "': " + contextMessage(context.get(), rc), err);
+	}
+	return fail(errcFor(err), "cannot unmount '" + target + "': " + errnoText(err), err);
 }
 
 } /* namespace rbdvolume */

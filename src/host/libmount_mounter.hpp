@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Mounter port over libmount's context API (utab markers, bind+remount done right). */
+/* The Mounter port: the kernel's mount calls on descriptors, our marker in libmount's utab. */
 #pragma once
 
 #include "engine/ports.hpp"
@@ -11,6 +11,10 @@ namespace rbdvolume {
  * shutdown) and our marker `x-rbd-volume=NAME` (so a restart recognises it);
  * both live in utab. A target that already shows the wanted mount is left
  * alone; one that shows anything else is refused, never stacked over.
+ * Targets and bind sources are reached without following a symbolic link
+ * (safe_path.hpp) and the mount goes onto the descriptor; a read-only bind
+ * is made read-only before it is attached (open_tree, mount_setattr,
+ * move_mount), so it is never writable for a moment.
  */
 class LibmountMounter : public Mounter
 {

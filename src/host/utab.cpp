@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/utab.hpp"
+
+#include <memory>
+
+#include <sys/mount.h>
+
+#include <libmount/libmount.h>
+
+#include "common/errno_text.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+struct UpdateFree {
+	void operator()(libmnt_update *update) const { mnt_free_update(update); }
+};
+struct FsUnref {
+	void operator()(libmnt_fs *fs) const { mnt_unref_fs(fs); }
+};
+
+Result<void> apply(libmnt_update *update, int prepared, const std::string &what)
+{
+	if (prepared == 1)
+		return {}; /* nothing to keep in utab */
+	int r = prepared;
+	if (r == 0)
+		r = mnt_update_table(update, nullptr);
+	if (r < 0)
+		return fail(Errc::Io,
+			    "cannot update libmount's utab for " + what + ": " + errnoText(-r), -r);
+	return {};
+}
+
+} /* namespace */
+
+Result<void> recordUtabEntry(const UtabEntry &entry)
+{
+	const std::unique_ptr<libmnt_update, UpdateFree> update(mnt_new_update());
+	const std::unique_ptr<libmnt_fs, FsUnref> fs(mnt_new_fs());
+	if (!update || !fs)
+		return fail(Errc::Io, "out of memory", ENOMEM);
+	mnt_fs_set_source(fs.get(), entry.source.c_str());
+	mnt_fs_set_target(fs.get(), entry.target.c_str());
+	if (!entry.fsType.empty())
+		mnt_fs_set_fstype(fs.get(), entry.fsType.c_str());
+	mnt_fs_set_options(fs.get(), entry.userOptions.c_str());
+	/* For a bind, libmount finds the root it shows in /proc/self/mountinfo. */
+	const unsigned long flags = entry.bind ? MS_BIND : 0;
+	return apply(update.get(), mnt_update_set_fs(update.get(), flags, nullptr, fs.get()),
+		     "'" + entry.target + "'");
+}
+
+Result<void> forgetUtabEntry(const std::string &target)
+{
+	const std::unique_ptr<libmnt_update, UpdateFree> update(mnt_new_update());
+	if (!update)
+		return fail(Errc::Io, "out of memory", ENOMEM);
+	return apply(update.get(), mnt_update_set_fs(update.get(), 0, target.c_str(), nullptr),
+		     "'" + target + "'");
+}
+
+} /* namespace rbdvolume */
