@@ -64,6 +64,7 @@ private:
 	bool filesystemUsable();
 	void missingTargets();
 	bool growsFilesystem() const;
+	bool pathRefused(const std::string &path);
 
 	void gap(GapKind kind, std::string subject = {})
 	{
@@ -129,11 +130,23 @@ void Differ::staleTargets()
 	}
 }
 
+/* A path with a symbolic link in it is refused, never retried: a human must fix it. */
+bool Differ::pathRefused(const std::string &path)
+{
+	const auto &refused = observed_.refusedPaths;
+	const auto found = std::find_if(refused.begin(), refused.end(),
+					[&](const PathRefusal &r) { return r.path == path; });
+	if (found == refused.end())
+		return false;
+	conflict(ConflictKind::UnsafePath, path, found->reason);
+	return true;
+}
+
 /* False when the staging path holds something we must not build on. */
 bool Differ::stagingUsable()
 {
 	if (!observed_.staging)
-		return true;
+		return !pathRefused(spec_.staging.path);
 	const ObservedMount &staging = *observed_.staging;
 	if (!staging.ours) {
 		conflict(ConflictKind::ForeignMount, staging.path, mountedFrom(staging));
@@ -251,6 +264,8 @@ void Differ::missingTargets()
 		const ObservedMount *mount = observed_.target(target.path);
 		if (mount && !mount->ours)
 			continue; /* a foreign mount: reported as a conflict, never covered */
+		if (!mount && pathRefused(target.path))
+			continue;
 		const bool current = mount && !device_.empty() && mount->device == device_;
 		if (current && !modeMatches(spec_, *mount))
 			continue; /* a bind in the wrong mode: reported as a conflict */
@@ -305,10 +320,10 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 10> ConflictNames = {
+constexpr std::array<const char *, 11> ConflictNames = {
 	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
 	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
-	"mode-mismatch", "mapper-lost",
+	"mode-mismatch", "mapper-lost",	    "unsafe-path",
 };
 
 } /* namespace */

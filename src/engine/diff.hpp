@@ -46,6 +46,7 @@ enum class ConflictKind : uint8_t {
 			      reverse, or as another filesystem type */
 	MapperLost,	  /* the mapping's server died and cannot be reattached (fuse): the
 			      device fails all I/O until the volume is staged again */
+	UnsafePath,	  /* the staging path or a target has a symbolic link in it */
 };
 
 const char *conflictKindName(ConflictKind kind);

@@ -111,6 +111,14 @@ struct ObservedMount {
 	bool operator==(const ObservedMount &) const = default;
 };
 
+/* A path the volume would mount on, and why it must not (a symbolic link in it). */
+struct PathRefusal {
+	std::string path;
+	std::string reason;
+
+	bool operator==(const PathRefusal &) const = default;
+};
+
 /* The kernel's truth for one volume, read afresh on every pass. */
 struct ObservedVolume {
 	std::optional<MappedImage> mapping; /* the spec's image, if mapped on this host */
@@ -119,9 +127,10 @@ struct ObservedVolume {
 	std::optional<ObservedMount> staging;
 	std::vector<ObservedMount> targets; /* mounts on desired targets and on targets we own */
 	std::vector<ObservedMount>
-		covered;	  /* our mounts on those paths, hidden under one not ours */
-	Ownership owned;	  /* the record, tidied to what the host shows */
-	bool recordStale = false; /* `owned` differs from the stored record */
+		covered; /* our mounts on those paths, hidden under one not ours */
+	std::vector<PathRefusal> refusedPaths; /* staging path or targets still to mount on */
+	Ownership owned;		       /* the record, tidied to what the host shows */
+	bool recordStale = false;	       /* `owned` differs from the stored record */
 
 	const ObservedMount *target(const std::string &path) const;
 	bool mappingIsOurs() const;

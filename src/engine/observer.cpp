@@ -114,6 +114,21 @@ void tidyRecord(ObservedVolume &observed, const VolumeSpec &spec, const std::str
 	owned.publishedTargets = std::move(targets);
 }
 
+/* The paths a pass would mount on (not mounted yet), with a symbolic link in them. */
+void checkPaths(Host &host, const VolumeSpec &spec, ObservedVolume &observed)
+{
+	const auto check = [&](const std::string &path) {
+		if (auto problem = host.mounter.symlinkProblem(path))
+			observed.refusedPaths.push_back({ path, std::move(*problem) });
+	};
+	if (!observed.staging)
+		check(spec.staging.path);
+	for (const PublishTarget &target : spec.publish) {
+		if (observed.target(target.path) == nullptr)
+			check(target.path);
+	}
+}
+
 } /* namespace */
 
 std::string mountDevice(const MountEntry &entry)
@@ -210,7 +225,10 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 		return tl::make_unexpected(owned.error());
 
 	ObservedVolume observed = observeFrom(snapshot, spec, *owned);
-	if (!observed.mapping || desired.intent != Intent::Up)
+	if (desired.intent != Intent::Up)
+		return observed;
+	checkPaths(host, spec, observed);
+	if (!observed.mapping)
 		return observed;
 	if (spec.mode != VolumeMode::Filesystem) {
 		/* A block volume's image grows with the spec: its size is worth one ioctl. */

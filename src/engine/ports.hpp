@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ public:
 	virtual Result<Change> bind(const MountRequest &request) = 0;
 	/* Errc::Busy when a process holds the mount; Unchanged when nothing is mounted. */
 	virtual Result<Change> unmount(const std::string &target) = 0;
+	/*
+	 * Why nothing may be mounted on `path`: a symbolic link in it, named with
+	 * where it points. Reads only (a few syscalls); nullopt when the path is
+	 * fine or does not exist yet. mount() and bind() refuse such a path too.
+	 */
+	virtual std::optional<std::string> symlinkProblem(const std::string &path) = 0;
 };
 
 class BlockProbe

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/dry_run_host.hpp"
 
+#include "host/safe_path.hpp"
+
 namespace rbdvolume {
 
 namespace {
@@ -33,6 +35,11 @@ Result<Change> DryRunHost::bind(const MountRequest &request)
 Result<Change> DryRunHost::unmount(const std::string &target)
 {
 	return refused("unmount " + target);
+}
+
+std::optional<std::string> DryRunHost::symlinkProblem(const std::string &path)
+{
+	return rbdvolume::symlinkProblem(path);
 }
 
 /* Mapped images by every driver, as the daemon's MapperSet lists them. */

@@ -270,6 +270,11 @@ Result<Change> LibmountMounter::bind(const MountRequest &request)
 	return markMount(UtabEntry{ request.source, request.target, "", split->user, true });
 }
 
+std::optional<std::string> LibmountMounter::symlinkProblem(const std::string &path)
+{
+	return rbdvolume::symlinkProblem(path);
+}
+
 Result<Change> LibmountMounter::unmount(const std::string &target)
 {
 	auto parent = openNoSymlinks(parentOf(target));

@@ -22,6 +22,7 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	std::optional<std::string> symlinkProblem(const std::string &path) override;
 };
 
 } /* namespace rbdvolume */

@@ -217,11 +217,30 @@ Result<std::vector<MountEntry>> FakeWorld::read()
 	return entries;
 }
 
+void FakeWorld::addSymlink(const std::string &path)
+{
+	symlinks_.insert(path);
+}
+
+/* As the real mounter says it: the first link on the way. */
+std::optional<std::string> FakeWorld::symlinkProblem(const std::string &path)
+{
+	for (const std::string &link : symlinks_) {
+		if (path == link || path.rfind(link + "/", 0) == 0)
+			return "'" + link +
+			       "' is a symbolic link; rbd-volume never mounts through a "
+			       "symbolic link";
+	}
+	return std::nullopt;
+}
+
 Result<Change> FakeWorld::mount(const MountRequest &request)
 {
 	const Fault *f = fault(FakeOp::Mount);
 	if (f && !f->effect)
 		return faultError(FakeOp::Mount);
+	if (auto link = symlinkProblem(request.target))
+		return fail(Errc::Conflict, *link, ELOOP);
 
 	const MountEntry wanted{ request.target, request.source,   "/",
 				 request.fsType, request.readOnly, request.owner };
@@ -248,6 +267,8 @@ Result<Change> FakeWorld::mount(const MountRequest &request)
 
 Result<Change> FakeWorld::doBind(const MountRequest &request)
 {
+	if (auto link = symlinkProblem(request.target))
+		return fail(Errc::Conflict, *link, ELOOP);
 	MountEntry entry;
 	entry.target = request.target;
 	entry.readOnly = request.readOnly;

@@ -82,6 +82,8 @@ public:
 	bool unmountByHand(const std::string &target);
 	bool unmapByHand(const std::string &device); /* the device vanishes, mounts stay */
 	void setBusy(const std::string &target, bool busy);
+	/* `path` becomes a symbolic link: nothing may be mounted on it or below it. */
+	void addSymlink(const std::string &path);
 
 	/*
 	 * Faults: the call of `op` after `after` clean ones fails with `code`; with
@@ -109,6 +111,7 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	std::optional<std::string> symlinkProblem(const std::string &path) override;
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	Result<std::vector<MappedImage>> list() override;
@@ -147,6 +150,7 @@ private:
 	std::vector<FakeMount> mounts_;
 	std::map<std::string, Ownership> records_;
 	std::set<std::string> busy_;
+	std::set<std::string> symlinks_;
 	std::map<FakeOp, std::deque<Fault>> faults_;
 	std::map<FakeOp, unsigned> calls_;
 	Fault current_{};

@@ -481,6 +481,7 @@ TEST(Diff, ConflictKindNames)
 	EXPECT_STREQ(conflictKindName(ConflictKind::ReadOnlyMismatch), "read-only-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ModeMismatch), "mode-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::MapperLost), "mapper-lost");
+	EXPECT_STREQ(conflictKindName(ConflictKind::UnsafePath), "unsafe-path");
 }
 
 } /* namespace */

@@ -146,6 +146,16 @@ std::vector<PlanScenario> makeScenarios()
 			       rig->world.mountForeign("/srv/data", "/dev/sdc", "xfs");
 			       return rig;
 		       } });
+	all.push_back({ "symlinked-target", [] {
+			       auto rig = rigFor(dataVolume());
+			       rig->world.addSymlink("/srv/data");
+			       return rig;
+		       } });
+	all.push_back({ "symlinked-staging", [] {
+			       auto rig = rigFor(dataVolume());
+			       rig->world.addSymlink("/run/rbd-volume/staging");
+			       return rig;
+		       } });
 	all.push_back({ "foreign-mount-covers-target-down", [] {
 			       /* Someone mounted over our bind: ours is out of reach and keeps the device busy. */
 			       auto rig = settled(rigFor(dataVolume()));
