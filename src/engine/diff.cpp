@@ -45,6 +45,14 @@ std::string mountedFrom(const ObservedMount &mount)
 				    : "mounted from " + mount.device + ", not by rbd-volume";
 }
 
+std::string unknownDataText(const std::string &device, const ProbeResult &probe)
+{
+	return "holds data (" + probe.type +
+	       ") but no signature libblkid knows; never formatted. If the data is not "
+	       "needed, wipe it deliberately (blkdiscard -z " +
+	       device + ", or delete and recreate the image), then stage again";
+}
+
 class Differ
 {
 public:
@@ -235,6 +243,11 @@ bool Differ::filesystemUsable()
 			 "carries '" + probe.type + "', the spec says '" + wanted +
 				 "'; never formatted");
 		return false;
+	case ProbeKind::Data:
+		if (observed_.owned.formatted)
+			break; /* lost our filesystem: said below */
+		conflict(ConflictKind::UnknownData, device_, unknownDataText(device_, probe));
+		return false;
 	case ProbeKind::Blank:
 		break;
 	}
@@ -320,10 +333,10 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 11> ConflictNames = {
+constexpr std::array<const char *, 12> ConflictNames = {
 	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
 	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
-	"mode-mismatch", "mapper-lost",	    "unsafe-path",
+	"mode-mismatch", "mapper-lost",	    "unsafe-path",	 "unknown-data",
 };
 
 } /* namespace */

@@ -47,6 +47,7 @@ enum class ConflictKind : uint8_t {
 	MapperLost,	  /* the mapping's server died and cannot be reattached (fuse): the
 			      device fails all I/O until the volume is staged again */
 	UnsafePath,	  /* the staging path or a target has a symbolic link in it */
+	UnknownData,	  /* no signature, but not blank: data nobody can name */
 };
 
 const char *conflictKindName(ConflictKind kind);

@@ -180,6 +180,9 @@ Result<Change> Run::operator()(const FormatStep &s)
 	case ProbeKind::Ambivalent:
 		return fail(Errc::Conflict, dev + " shows more than one signature (" + probe.type +
 						    "); refusing to format it");
+	case ProbeKind::Data:
+		return fail(Errc::Conflict, dev + " holds data (" + probe.type +
+						    ") but no signature; refusing to format it");
 	case ProbeKind::Unprobed:
 	case ProbeKind::Failed:
 		return fail(Errc::Io, "could not probe " + dev + ": " + probe.type);

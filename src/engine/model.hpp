@@ -53,7 +53,9 @@ bool mapsImage(const MappedImage &mapped, const ImageSpec &image);
 /* What libblkid's safe probe saw on a device; only Blank may lead to a format. */
 enum class ProbeKind : uint8_t {
 	Unprobed,   /* nothing to probe: the image is not mapped */
-	Blank,	    /* no superblock and no partition table */
+	Blank,	    /* no superblock, no partition table, and zeros where data would start */
+	Data,	    /* no signature libblkid knows, but data (random bytes, plain dm-crypt, a
+		       database, a half-wiped image): type says where */
 	Signature,  /* a filesystem, partition table, LUKS, LVM, swap, ... (type says which) */
 	Ambivalent, /* several signatures: refuse, never guess */
 	Failed,	    /* the probe itself failed */

@@ -7,7 +7,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <optional>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -109,6 +112,53 @@ uint64_t filesystemBytes(int fd, const std::string &type)
 	return 0;
 }
 
+/*
+ * Where a device without a signature is not blank: the first non-zero byte
+ * of the places a filesystem, a partition table or a data file starts or
+ * ends (the first and last MiB) and of a few samples between. A fresh or
+ * discarded RBD image reads zeros there; random bytes, plain dm-crypt, a
+ * database or a half-wiped image do not. About 2.3 MiB read, once, before
+ * a format.
+ */
+std::optional<ProbeResult> dataFound(int fd, uint64_t deviceBytes)
+{
+	constexpr uint64_t Edge = uint64_t{ 1 } << 20;
+	constexpr uint64_t Sample = uint64_t{ 64 } << 10;
+	std::vector<std::pair<uint64_t, uint64_t>> regions = { { 0, Edge } };
+	if (deviceBytes > 2 * Edge) {
+		for (const uint64_t quarter : { 1U, 2U, 3U })
+			regions.emplace_back((deviceBytes / 4 * quarter) & ~(Sample - 1), Sample);
+		regions.emplace_back(deviceBytes - Edge, Edge);
+	} else {
+		regions.front().second = deviceBytes;
+	}
+	std::vector<unsigned char> buffer(Sample);
+	for (const auto &[start, length] : regions) {
+		for (uint64_t at = start; at < start + length; at += Sample) {
+			const size_t want =
+				static_cast<size_t>(std::min(Sample, start + length - at));
+			const ssize_t got = pread(fd, buffer.data(), want, static_cast<off_t>(at));
+			if (got < 0)
+				return ProbeResult{ ProbeKind::Failed,
+						    "cannot read at offset " + std::to_string(at) +
+							    ": " + errnoText(errno),
+						    deviceBytes, 0 };
+			const auto end = buffer.begin() + got;
+			const auto nonZero = std::find_if(buffer.begin(), end,
+							  [](unsigned char b) { return b != 0; });
+			if (nonZero != end)
+				return ProbeResult{ ProbeKind::Data,
+						    "non-zero bytes at offset " +
+							    std::to_string(at +
+									   static_cast<uint64_t>(
+										   nonZero -
+										   buffer.begin())),
+						    deviceBytes, 0 };
+		}
+	}
+	return std::nullopt;
+}
+
 } /* namespace */
 
 ProbeResult BlkidBlockProbe::probe(const std::string &device)
@@ -122,6 +172,8 @@ ProbeResult BlkidBlockProbe::probe(const std::string &device)
 		static_cast<uint64_t>(std::max<blkid_loff_t>(0, blkid_probe_get_size(probe.get())));
 	switch (blkid_do_safeprobe(probe.get())) {
 	case 1:
+		if (auto data = dataFound(blkid_probe_get_fd(probe.get()), deviceBytes))
+			return *data;
 		return ProbeResult{ ProbeKind::Blank, "", deviceBytes, 0 };
 	case 0: {
 		std::string type = value(probe.get(), "TYPE");

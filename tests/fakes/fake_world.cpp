@@ -68,8 +68,18 @@ void FakeWorld::setSignature(const ImageSpec &image, std::string signature, bool
 	auto &img = images_.at(image.display());
 	img.signature = std::move(signature);
 	img.ambivalent = ambivalent;
+	img.data = false;
 	/* Whoever wrote a filesystem made it fill the device. */
 	img.fsSize = img.signature.empty() ? 0 : img.size;
+}
+
+void FakeWorld::setData(const ImageSpec &image)
+{
+	auto &img = images_.at(image.display());
+	img.signature.clear();
+	img.ambivalent = false;
+	img.data = true;
+	img.fsSize = 0;
 }
 
 std::string FakeWorld::signature(const ImageSpec &image) const
@@ -335,6 +345,8 @@ ProbeResult FakeWorld::probe(const std::string &device)
 		return ProbeResult{ ProbeKind::Failed, "no such device " + device };
 	if (image->ambivalent)
 		return ProbeResult{ ProbeKind::Ambivalent, image->signature, image->size, 0 };
+	if (image->signature.empty() && image->data)
+		return ProbeResult{ ProbeKind::Data, "non-zero bytes at offset 0", image->size, 0 };
 	if (image->signature.empty())
 		return ProbeResult{ ProbeKind::Blank, "", image->size, 0 };
 	return ProbeResult{ ProbeKind::Signature, image->signature, image->size, image->fsSize };
@@ -439,6 +451,9 @@ Result<void> FakeWorld::format(const std::string &device, const FilesystemSpec &
 		return fail(Errc::NotFound, "no such device " + device);
 	if (!image->signature.empty() || image->ambivalent)
 		violations_.push_back("formatted " + device + " over '" + image->signature + "'");
+	if (image->data)
+		violations_.push_back("formatted " + device + " over data without a signature");
+	image->data = false;
 	if (mappingOf(device)->mapped.readOnly)
 		violations_.push_back("formatted " + device + ", a read-only mapping");
 	image->signature = fsTypeName(fs.type);

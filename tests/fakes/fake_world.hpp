@@ -40,6 +40,7 @@ enum class FakeOp : uint8_t {
 struct FakeImage {
 	std::string signature; /* "" is blank */
 	bool ambivalent = false;
+	bool data = false; /* non-zero bytes without a signature */
 	uint64_t size = uint64_t{ 1 } << 30;
 	uint64_t fsSize = 0;		/* what the filesystem on it spans */
 	std::vector<std::string> users; /* other clients holding it open */
@@ -70,6 +71,8 @@ public:
 	void addImage(const ImageSpec &image, std::string signature = {}, bool ambivalent = false);
 	bool hasImage(const ImageSpec &image) const;
 	void setSignature(const ImageSpec &image, std::string signature, bool ambivalent = false);
+	/* Random bytes, no signature: not blank. */
+	void setData(const ImageSpec &image);
 	/* As `rbd resize` would: the device grows at once, the filesystem does not. */
 	void resizeImage(const ImageSpec &image, uint64_t bytes);
 	const FakeImage &image(const ImageSpec &image) const { return images_.at(image.display()); }

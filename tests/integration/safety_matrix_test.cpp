@@ -41,6 +41,25 @@ const SignatureCase Cases[] = {
 	  "mkfs.ext4 -q $IMG && truncate -s 512M $IMG.x && mkfs.xfs -q $IMG.x && "
 	  "dd if=$IMG.x of=$IMG bs=512 count=1 conv=notrunc status=none && rm $IMG.x",
 	  ConflictKind::AmbivalentProbe, "xfs" },
+	/*
+	 * No signature at all, but data: plain dm-crypt, a raw database, a
+	 * half-wiped image. The offsets named are prefixes: a random byte may be 0.
+	 */
+	{ "random_at_0", "ext4",
+	  "dd if=/dev/urandom of=$IMG bs=4k count=1 conv=notrunc status=none",
+	  ConflictKind::UnknownData, "non-zero bytes at offset " },
+	{ "random_at_64k", "ext4",
+	  "dd if=/dev/urandom of=$IMG bs=4k seek=16 count=1 conv=notrunc status=none",
+	  ConflictKind::UnknownData, "non-zero bytes at offset 655" },
+	{ "random_first_mib", "xfs",
+	  "dd if=/dev/urandom of=$IMG bs=1M count=1 conv=notrunc status=none",
+	  ConflictKind::UnknownData, "non-zero bytes at offset" },
+	{ "random_in_the_middle", "ext4",
+	  "dd if=/dev/urandom of=$IMG bs=64k seek=4096 count=1 conv=notrunc status=none",
+	  ConflictKind::UnknownData, "non-zero bytes at offset 2684354" },
+	{ "random_last_mib", "ext4",
+	  "dd if=/dev/urandom of=$IMG bs=1M seek=511 count=1 conv=notrunc status=none",
+	  ConflictKind::UnknownData, "non-zero bytes at offset 535" },
 };
 
 class SafetyMatrix : public EngineOnLoop, public ::testing::WithParamInterface<SignatureCase>

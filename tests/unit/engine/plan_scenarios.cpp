@@ -92,6 +92,12 @@ std::vector<PlanScenario> makeScenarios()
 			       rig->world.addImage(rig->spec.image, "xfs");
 			       return refusedOnce(std::move(rig));
 		       } });
+	all.push_back({ "unknown-data", [] {
+			       auto rig = rigFor(dataVolume());
+			       rig->world.addImage(rig->spec.image);
+			       rig->world.setData(rig->spec.image);
+			       return refusedOnce(std::move(rig));
+		       } });
 	all.push_back({ "ambivalent-probe", [] {
 			       auto rig = rigFor(dataVolume());
 			       rig->world.addImage(rig->spec.image, "ext4,dos", true);
