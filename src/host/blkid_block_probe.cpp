@@ -17,6 +17,7 @@
 
 #include <blkid/blkid.h>
 
+#include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 
@@ -159,9 +160,7 @@ std::optional<ProbeResult> dataFound(int fd, uint64_t deviceBytes)
 	return std::nullopt;
 }
 
-} /* namespace */
-
-ProbeResult BlkidBlockProbe::probe(const std::string &device)
+ProbeResult probeNow(const std::string &device)
 {
 	const ProbePtr probe = openProbe(device);
 	if (!probe)
@@ -190,6 +189,19 @@ ProbeResult BlkidBlockProbe::probe(const std::string &device)
 		return ProbeResult{ ProbeKind::Failed, "libblkid could not probe " + device,
 				    deviceBytes, 0 };
 	}
+}
+
+} /* namespace */
+
+ProbeResult BlkidBlockProbe::probe(const std::string &device)
+{
+	auto probed =
+		boundedCall<ProbeResult>(device, deviceTimeout_, "probing " + device, [device] {
+			return Result<ProbeResult>(probeNow(device));
+		});
+	if (!probed)
+		return ProbeResult{ ProbeKind::Failed, probed.error().message };
+	return *probed;
 }
 
 Result<uint64_t> BlkidBlockProbe::deviceSize(const std::string &device)

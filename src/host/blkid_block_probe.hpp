@@ -2,20 +2,34 @@
 /* The BlockProbe port over libblkid's safe probe: superblocks AND partitions. */
 #pragma once
 
+#include <chrono>
+
 #include "engine/ports.hpp"
 
 namespace rbdvolume {
 
 /*
- * Only a probe that finds nothing in both chains is Blank. A filesystem, a
- * partition table (dos, gpt), LUKS, LVM, swap or RAID member is a Signature
- * named by its TYPE or PTTYPE; several at once is Ambivalent.
+ * Only a probe that finds nothing in both chains, and zeros where data
+ * would start, is Blank. A filesystem, a partition table (dos, gpt), LUKS,
+ * LVM, swap or RAID member is a Signature named by its TYPE or PTTYPE;
+ * several at once is Ambivalent; none but data is Data. The probe reads
+ * the device: it runs as a boundedCall, so a device whose server is gone
+ * fails it after `deviceTimeout` instead of holding its caller.
  */
 class BlkidBlockProbe : public BlockProbe
 {
 public:
+	explicit BlkidBlockProbe(std::chrono::milliseconds deviceTimeout = std::chrono::seconds(30))
+		: deviceTimeout_(deviceTimeout)
+	{
+	}
+
 	ProbeResult probe(const std::string &device) override;
+	/* BLKGETSIZE64: the kernel's number, no I/O through the device. */
 	Result<uint64_t> deviceSize(const std::string &device) override;
+
+private:
+	std::chrono::milliseconds deviceTimeout_;
 };
 
 } /* namespace rbdvolume */

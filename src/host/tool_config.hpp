@@ -17,6 +17,8 @@ struct ToolConfig {
 	std::chrono::milliseconds mkfsTimeout{ std::chrono::minutes(10) };
 	std::chrono::milliseconds fsckTimeout{ std::chrono::minutes(10) };
 	std::chrono::milliseconds growTimeout{ std::chrono::minutes(10) };
+	/* A call through a mapped device: probe, mount, unmount, loop detach (boundedCall). */
+	std::chrono::milliseconds deviceTimeout{ std::chrono::seconds(30) };
 };
 
 } /* namespace rbdvolume */

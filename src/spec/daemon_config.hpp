@@ -47,6 +47,8 @@ struct DaemonConfig {
 	std::chrono::milliseconds mapTimeout{ 120000 };	  /* map */
 	std::chrono::milliseconds unmapTimeout{ 90000 };  /* unmap */
 	std::chrono::milliseconds unitTimeout{ 90000 };	  /* unit: a systemd job */
+	std::chrono::milliseconds deviceTimeout{ 30000 }; /* device: a call through a mapped
+							     device (probe, mount, unmount) */
 	std::chrono::milliseconds cephConnect{ 10000 };	  /* ceph-connect: whole seconds */
 	std::chrono::milliseconds cephOperation{ 30000 }; /* ceph-operation: whole seconds */
 

@@ -61,13 +61,14 @@ struct TimeoutKey {
 	bool wholeSeconds; /* handed to librados, which takes seconds */
 };
 
-constexpr std::array<TimeoutKey, 8> TimeoutKeys = { {
+constexpr std::array<TimeoutKey, 9> TimeoutKeys = { {
 	{ "mkfs", &DaemonConfig::mkfsTimeout, false },
 	{ "fsck", &DaemonConfig::fsckTimeout, false },
 	{ "grow", &DaemonConfig::growTimeout, false },
 	{ "map", &DaemonConfig::mapTimeout, false },
 	{ "unmap", &DaemonConfig::unmapTimeout, false },
 	{ "unit", &DaemonConfig::unitTimeout, false },
+	{ "device", &DaemonConfig::deviceTimeout, false },
 	{ "ceph-connect", &DaemonConfig::cephConnect, true },
 	{ "ceph-operation", &DaemonConfig::cephOperation, true },
 } };
@@ -82,7 +83,7 @@ constexpr std::array<std::string_view, N> namesOf(const std::array<Key, N> &keys
 }
 
 constexpr std::array<std::string_view, 8> ToolNames = namesOf(ToolKeys);
-constexpr std::array<std::string_view, 8> TimeoutNames = namesOf(TimeoutKeys);
+constexpr std::array<std::string_view, 9> TimeoutNames = namesOf(TimeoutKeys);
 
 struct Section {
 	std::string_view name;

@@ -182,6 +182,7 @@ grow = "90s"
 map = "45s"
 unmap = "1500ms"
 unit = "2min"
+device = "45s"
 ceph-connect = "5s"
 ceph-operation = "1min"
 )");
@@ -197,6 +198,7 @@ ceph-operation = "1min"
 	EXPECT_EQ(config.e2fsck, "/opt/e2fs/sbin/e2fsck");
 	EXPECT_EQ(config.resize2fs, "/opt/e2fs/sbin/resize2fs");
 	EXPECT_EQ(config.xfsGrowfs, "/opt/xfs/sbin/xfs_growfs");
+	EXPECT_EQ(config.deviceTimeout, std::chrono::seconds(45));
 	EXPECT_EQ(config.rbd, "/opt/ceph/bin/rbd");
 	EXPECT_EQ(config.rbdNbd, "/opt/ceph/bin/rbd-nbd");
 	EXPECT_EQ(config.systemctl, "/bin/systemctl");
