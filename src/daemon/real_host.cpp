@@ -29,6 +29,7 @@ ToolConfig toolConfig(const DaemonConfig &config)
 	tools.mkfsTimeout = config.mkfsTimeout;
 	tools.fsckTimeout = config.fsckTimeout;
 	tools.growTimeout = config.growTimeout;
+	tools.deviceTimeout = config.deviceTimeout;
 	return tools;
 }
 
@@ -46,9 +47,10 @@ RealHost::RealHost(const DaemonConfig &config)
 	: units_(runner_, config.systemctl, config.unitTimeout),
 	  krbd_(runner_, driverTools(config), SystemRoots{}),
 	  nbd_(runner_, units_, driverTools(config), SystemRoots{}),
-	  fuse_(units_,
-		FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse", config.unitTimeout }),
-	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), cluster_(cephTimeouts(config)),
+	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
+					  config.unitTimeout, config.deviceTimeout }),
+	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), mounter_(config.deviceTimeout),
+	  probe_(config.deviceTimeout), cluster_(cephTimeouts(config)),
 	  formatter_(runner_, toolConfig(config)),
 	  records_(std::string(paths::OwnershipDir)), host_{ table_,   mounter_, probe_,
 							     mappers_, cluster_, formatter_,

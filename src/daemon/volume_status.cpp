@@ -24,7 +24,8 @@ Sighting sight(const ObservedVolume &observed, const Plan &plan)
 		seen.stage = "published";
 	seen.conflicts = plan.conflicts;
 	seen.converged = plan.empty() && plan.conflicts.empty();
-	seen.planned = !plan.empty();
+	/* A record that lags the host (a crash mid-down left mapped-device=) is worth a pass too. */
+	seen.planned = !plan.empty() || observed.recordStale;
 	/* What is on the host: the record also keeps `formatted` across a full down. */
 	const Ownership &owned = observed.owned;
 	seen.anythingOurs = !owned.mappedDevice.empty() || owned.mapPending || owned.staged ||

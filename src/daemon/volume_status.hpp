@@ -30,7 +30,7 @@ struct Sighting {
 	std::vector<std::string> targets; /* our mounts on publish targets */
 	std::vector<Conflict> conflicts;
 	bool converged = false; /* nothing to do for the intent it was observed with */
-	bool planned = false;	/* a pass would run steps */
+	bool planned = false;	/* a pass would run steps, or tidy the record */
 	bool anythingOurs = false;
 
 	bool operator==(const Sighting &) const = default;

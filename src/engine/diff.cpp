@@ -112,6 +112,8 @@ VolumeDiff Differ::down()
 	}
 	if (observed_.mappingIsOurs() && !held)
 		gap(GapKind::MappingStale, device_);
+	if (observed_.orphanMapper)
+		gap(GapKind::OrphanMapper);
 	return result_;
 }
 
@@ -183,6 +185,9 @@ bool Differ::stagingUsable()
 bool Differ::mappingUsable()
 {
 	if (!observed_.mapping) {
+		/* It holds the image open: a map would find another writer, itself. */
+		if (observed_.orphanMapper)
+			gap(GapKind::OrphanMapper);
 		gap(GapKind::NotMapped);
 		return true;
 	}

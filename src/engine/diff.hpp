@@ -15,6 +15,7 @@ enum class GapKind : uint8_t {
 	TargetStale, /* our bind on a path no longer wanted, on an old device, or with the wrong mode */
 	StagingStale, /* our staging mount of a device that is no longer the mapping */
 	MappingStale, /* our mapping while the volume is down */
+	OrphanMapper, /* our mapper process runs without a device: a map or unmap cut short */
 	/* setup: things that must come */
 	ImageSmall, /* mapped, but the spec asks for a larger image: grow the image */
 	NotMapped,

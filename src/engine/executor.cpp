@@ -32,6 +32,7 @@ public:
 
 	Result<Change> operator()(const UnmountStep &s);
 	Result<Change> operator()(const UnmapStep &s);
+	Result<Change> operator()(const StopOrphanStep & /*unused*/);
 	Result<Change> operator()(const EnsureImageStep & /*unused*/);
 	Result<Change> operator()(const MapStep & /*unused*/);
 	Result<Change> operator()(const FormatStep &s);
@@ -112,6 +113,11 @@ Result<Change> Run::operator()(const UnmapStep &s)
 	record_.mappedDevice.clear();
 	record_.mapPending = false;
 	return saved(std::move(change));
+}
+
+Result<Change> Run::operator()(const StopOrphanStep & /*unused*/)
+{
+	return host_.mapper.stopOrphan(spec_);
 }
 
 Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)

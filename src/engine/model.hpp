@@ -42,7 +42,8 @@ struct MappedImage {
 	std::string device; /* "/dev/rbd0", "/dev/nbd3", "/dev/loop7" (fuse) */
 	Driver driver = Driver::Krbd;
 	bool readOnly = false;
-	std::string fault; /* "" healthy; else why the device can no longer do I/O */
+	std::string fault; /* "" healthy; else why the device does no I/O, and what to do */
+	std::string owner; /* the volume the driver's own marker names; "" when it has none */
 
 	bool operator==(const MappedImage &) const = default;
 };
@@ -131,8 +132,9 @@ struct ObservedVolume {
 	std::vector<ObservedMount>
 		covered; /* our mounts on those paths, hidden under one not ours */
 	std::vector<PathRefusal> refusedPaths; /* staging path or targets still to mount on */
-	Ownership owned;		       /* the record, tidied to what the host shows */
-	bool recordStale = false;	       /* `owned` differs from the stored record */
+	bool orphanMapper = false; /* our mapper process runs without a device (see Mapper) */
+	Ownership owned;	   /* the record, tidied to what the host shows */
+	bool recordStale = false;  /* `owned` differs from the stored record */
 
 	const ObservedMount *target(const std::string &path) const;
 	bool mappingIsOurs() const;

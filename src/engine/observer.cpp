@@ -7,9 +7,9 @@ namespace rbdvolume {
 
 namespace {
 
-/* The image's mapping; when it is mapped more than once, the one our record names. */
+/* The image's mapping; when it is mapped more than once, the one our record (or marker) names. */
 std::optional<MappedImage> findMapping(const HostSnapshot &snapshot, const ImageSpec &image,
-				       const std::string &recorded)
+				       const std::string &recorded, const std::string &volume)
 {
 	const MappedImage *found = nullptr;
 	for (const size_t index : snapshot.mappingsNamed(image.name)) {
@@ -17,6 +17,8 @@ std::optional<MappedImage> findMapping(const HostSnapshot &snapshot, const Image
 		if (!mapsImage(mapped, image))
 			continue;
 		if (!recorded.empty() && mapped.device == recorded)
+			return mapped;
+		if (recorded.empty() && mapped.owner == volume)
 			return mapped;
 		if (!found)
 			found = &mapped;
@@ -141,8 +143,9 @@ std::string mountDevice(const MountEntry &entry)
 	return {};
 }
 
-HostSnapshot::HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings)
-	: mounts_(std::move(mounts)), mappings_(std::move(mappings))
+HostSnapshot::HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings,
+			   std::vector<std::string> orphans)
+	: mounts_(std::move(mounts)), mappings_(std::move(mappings)), orphans_(std::move(orphans))
 {
 	for (size_t i = 0; i < mounts_.size(); i++)
 		byTarget_[mounts_[i].target].push_back(i);
@@ -155,6 +158,11 @@ const std::vector<size_t> &HostSnapshot::mountsOn(const std::string &target) con
 	static const std::vector<size_t> none;
 	const auto found = byTarget_.find(target);
 	return found == byTarget_.end() ? none : found->second;
+}
+
+bool HostSnapshot::hasOrphanMapper(const std::string &volume) const
+{
+	return std::find(orphans_.begin(), orphans_.end(), volume) != orphans_.end();
 }
 
 const std::vector<size_t> &HostSnapshot::mappingsNamed(const std::string &image) const
@@ -172,7 +180,10 @@ Result<HostSnapshot> takeSnapshot(Host &host)
 	auto mappings = host.mapper.list();
 	if (!mappings)
 		return tl::make_unexpected(mappings.error());
-	return HostSnapshot{ std::move(*mounts), std::move(*mappings) };
+	auto orphans = host.mapper.orphans();
+	if (!orphans)
+		return tl::make_unexpected(orphans.error());
+	return HostSnapshot{ std::move(*mounts), std::move(*mappings), std::move(*orphans) };
 }
 
 ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
@@ -180,12 +191,18 @@ ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
 {
 	ObservedVolume observed;
 	observed.owned = owned;
-	observed.mapping = findMapping(snapshot, spec.image, owned.mappedDevice);
+	observed.mapping = findMapping(snapshot, spec.image, owned.mappedDevice, spec.name);
 
-	/* The device our mounts sit on: as recorded, or what a timed-out map made after all. */
+	/*
+	 * The device our mounts sit on: as recorded, what a timed-out map made
+	 * after all, or (the record lost) what the driver's own marker says is
+	 * this volume's.
+	 */
 	std::string recordedDevice = owned.mappedDevice;
-	if (recordedDevice.empty() && owned.mapPending && observed.mapping)
+	const bool marked = observed.mapping && observed.mapping->owner == spec.name;
+	if (recordedDevice.empty() && (owned.mapPending || marked) && observed.mapping)
 		recordedDevice = observed.mapping->device;
+	observed.orphanMapper = !observed.mapping && snapshot.hasOrphanMapper(spec.name);
 
 	auto observe = [&](const std::string &path, bool recorded) {
 		PathMounts found = observePath(snapshot, path, spec, recorded, recordedDevice);

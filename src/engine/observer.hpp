@@ -20,7 +20,8 @@ class HostSnapshot
 {
 public:
 	HostSnapshot() = default;
-	HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings);
+	HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings,
+		     std::vector<std::string> orphans = {});
 
 	const std::vector<MountEntry> &mounts() const { return mounts_; }
 	const std::vector<MappedImage> &mappings() const { return mappings_; }
@@ -28,12 +29,15 @@ public:
 	const std::vector<size_t> &mountsOn(const std::string &target) const;
 	/* Indexes into mappings() of the mappings of images called `image`, in any pool. */
 	const std::vector<size_t> &mappingsNamed(const std::string &image) const;
+	/* The volume's mapper runs without a device (Mapper::orphans). */
+	bool hasOrphanMapper(const std::string &volume) const;
 
 private:
 	std::vector<MountEntry> mounts_;
 	std::vector<MappedImage> mappings_;
 	std::unordered_map<std::string, std::vector<size_t>> byTarget_;
 	std::unordered_map<std::string, std::vector<size_t>> byImage_;
+	std::vector<std::string> orphans_;
 };
 
 Result<HostSnapshot> takeSnapshot(Host &host);

@@ -50,6 +50,9 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 		case GapKind::MappingStale:
 			plan.steps.emplace_back(UnmapStep{ gap.subject });
 			break;
+		case GapKind::OrphanMapper:
+			plan.steps.emplace_back(StopOrphanStep{});
+			break;
 		case GapKind::ImageSmall:
 			plan.steps.emplace_back(EnsureImageStep{ true });
 			break;

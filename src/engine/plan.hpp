@@ -21,6 +21,9 @@ struct UnmapStep {
 	std::string device;
 	bool operator==(const UnmapStep &) const = default;
 };
+struct StopOrphanStep {
+	bool operator==(const StopOrphanStep &) const = default;
+};
 struct EnsureImageStep {
 	bool grow = false; /* the image is mapped and smaller than the spec's size */
 	bool operator==(const EnsureImageStep &) const = default;
@@ -51,7 +54,7 @@ struct PublishStep {
 };
 
 using Step = std::variant<UnmountStep, UnmapStep, EnsureImageStep, MapStep, FormatStep, CheckStep,
-			  MountStagingStep, PublishStep, GrowStep>;
+			  MountStagingStep, PublishStep, GrowStep, StopOrphanStep>;
 
 /* A stable short name per step kind ("unmount", "map", "publish", ...). */
 const char *stepName(const Step &step);

@@ -55,6 +55,11 @@ public:
 	{
 		return "unmap " + spec_.image.display() + " from " + s.device;
 	}
+	std::string operator()(const StopOrphanStep & /*unused*/) const
+	{
+		return "stop-orphan " + spec_.image.display() +
+		       " (its mapper runs without a device: a map or unmap was cut short)";
+	}
 	std::string operator()(const EnsureImageStep &s) const
 	{
 		const auto &create = spec_.image.create;
@@ -118,8 +123,9 @@ std::string plural(size_t n, const char *word)
 const char *stepName(const Step &step)
 {
 	constexpr std::array<const char *, std::variant_size_v<Step>> Names = {
-		"unmount",	 "unmap",   "ensure-image",   "map", "format-if-blank", "check",
-		"mount-staging", "publish", "grow-if-needed",
+		"unmount",	   "unmap",	  "ensure-image",  "map",
+		"format-if-blank", "check",	  "mount-staging", "publish",
+		"grow-if-needed",  "stop-orphan",
 	};
 	return Names.at(step.index());
 }

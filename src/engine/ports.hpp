@@ -73,6 +73,14 @@ public:
 	/* Maps the spec's image with its driver; returns the block device. */
 	virtual Result<std::string> map(const VolumeSpec &spec) = 0;
 	virtual Result<Change> unmap(const VolumeSpec &spec, const std::string &device) = 0;
+	/*
+	 * Volumes whose mapper process (rbd-fuse, rbd-nbd) runs or may run with
+	 * no block device of theirs: a map or an unmap cut short by a crash. It
+	 * holds the image open, and nothing else would ever stop it.
+	 */
+	virtual Result<std::vector<std::string>> orphans() = 0;
+	/* Stops the volume's orphan mapper and drops its files; Unchanged when there is none. */
+	virtual Result<Change> stopOrphan(const VolumeSpec &spec) = 0;
 };
 
 class Cluster

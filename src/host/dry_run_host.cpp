@@ -15,10 +15,10 @@ tl::unexpected<Error> refused(const std::string &what)
 } /* namespace */
 
 DryRunHost::DryRunHost(std::string ownershipDir, SystemRoots roots)
-	: records_(std::move(ownershipDir)),
-	  roots_(std::move(roots)), fuse_(*this, FuseDriverConfig{}), host_{ table_, *this, probe_,
-									     *this,  *this, *this,
-									     *this }
+	: records_(std::move(ownershipDir)), roots_(std::move(roots)),
+	  fuse_(*this, FuseDriverConfig{ .observeOnly = true }), host_{ table_, *this, probe_,
+									*this,	*this, *this,
+									*this }
 {
 }
 
@@ -53,6 +53,22 @@ Result<std::vector<MappedImage>> DryRunHost::list()
 		return tl::make_unexpected(fuse.error());
 	mapped.insert(mapped.end(), fuse->begin(), fuse->end());
 	return mapped;
+}
+
+Result<std::vector<std::string>> DryRunHost::orphans()
+{
+	return fuse_.orphans();
+}
+
+Result<Change> DryRunHost::stopOrphan(const VolumeSpec &spec)
+{
+	return refused("stop the orphan mapper of " + spec.name);
+}
+
+std::optional<std::vector<pid_t>> DryRunHost::processes(const std::string &templateName,
+							const std::string &instance)
+{
+	return cgroupProcesses(unitName(templateName, instance));
 }
 
 Result<void> DryRunHost::start(const std::string &templateName, const std::string &instance)

@@ -37,6 +37,8 @@ private:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::vector<std::string>> orphans() override;
+	Result<Change> stopOrphan(const VolumeSpec &spec) override;
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
@@ -47,6 +49,8 @@ private:
 	Result<void> save(const std::string &volume, const Ownership &record) override;
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
+	std::optional<std::vector<pid_t>> processes(const std::string &templateName,
+						    const std::string &instance) override;
 
 	LibmountMountTable table_;
 	BlkidBlockProbe probe_;

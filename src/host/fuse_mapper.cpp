@@ -2,49 +2,111 @@
 #include "host/fuse_mapper.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
+#include "common/key_value_text.hpp"
 #include "common/paths.hpp"
 #include "host/fs_util.hpp"
-#include "host/libmount_mount_table.hpp"
-#include "host/loop_device.hpp"
 
 namespace rbdvolume {
 
 namespace {
 
+/* A stat of an image file through a stalled rbd-fuse: a survey waits no longer. */
+constexpr std::chrono::milliseconds SizeStatLimit{ 1000 };
+
 /*
- * krbd and nbd devices follow an image that grew by themselves; a loop
- * device over rbd-fuse's file does not until it is told (losetup -c).
+ * The device number of what is mounted on `path`, from the kernel's cache:
+ * AT_STATX_DONT_SYNC keeps FUSE from asking its server (which may be
+ * stopped); the mount's device number needs no answer from it.
  */
-void followImageSize(const LoopInfo &loop)
+std::optional<uint64_t> mountedDevice(const std::string &path)
 {
-	struct stat file {
+	struct statx stx {
 	};
-	if (stat(loop.backingFile.c_str(), &file) != 0)
-		return; /* rbd-fuse is gone: nothing to follow */
-	const std::string name = loop.device.substr(loop.device.rfind('/') + 1);
-	auto sectors = readFile("/sys/block/" + name + "/size");
-	if (!sectors || !*sectors)
-		return;
-	const uint64_t deviceBytes = std::strtoull((*sectors)->c_str(), nullptr, 10) * 512;
-	if (static_cast<uint64_t>(file.st_size) > deviceBytes)
-		(void)refreshLoopSize(loop.device);
+	if (statx(AT_FDCWD, path.c_str(),
+		  AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+		  &stx) != 0)
+		return std::nullopt;
+	return makedev(stx.stx_dev_major, stx.stx_dev_minor);
+}
+
+std::optional<uint64_t> number(const std::string &text)
+{
+	if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+	    text.size() > 19)
+		return std::nullopt;
+	return std::strtoull(text.c_str(), nullptr, 10);
+}
+
+std::string baseName(const std::string &path)
+{
+	return path.substr(path.rfind('/') + 1);
 }
 
 } /* namespace */
 
-/* Every loop the fuse driver attached, by device, as its records say. */
-std::map<std::string, FuseMapper::LoopRecord> FuseMapper::loopRecords() const
+std::string formatFuseLoopRecord(const FuseLoopRecord &record)
 {
-	std::map<std::string, LoopRecord> records;
+	std::ostringstream out;
+	out << "# rbd-volume fuse driver: the loop device attached for this volume\n"
+	    << "device=" << record.device << '\n'
+	    << "diskseq=" << record.diskseq << '\n'
+	    << "fuse-dev=" << record.fuseDev << '\n';
+	return out.str();
+}
+
+Result<FuseLoopRecord> parseFuseLoopRecord(const std::string &text, const std::string &path)
+{
+	FuseLoopRecord record;
+	const std::vector<KeyValue> lines = parseKeyValueText(text);
+	/* The older record: one line "DEVICE DEV INO". */
+	if (lines.size() == 1 && lines.front().value.empty() &&
+	    lines.front().key.find('=') == std::string::npos) {
+		std::istringstream in(lines.front().key);
+		uint64_t inode = 0;
+		in >> record.device >> record.fuseDev >> inode;
+		if (in && record.device.starts_with("/dev/loop"))
+			return record;
+	}
+	for (const KeyValue &line : lines) {
+		const auto problem = [&](const std::string &what) {
+			return fail(Errc::InvalidArgument,
+				    path + ":" + std::to_string(line.line) + ": " + what);
+		};
+		if (line.key == "device") {
+			if (!line.value.starts_with("/dev/loop"))
+				return problem("expected a loop device");
+			record.device = line.value;
+		} else if (line.key == "diskseq" || line.key == "fuse-dev") {
+			const auto value = number(line.value);
+			if (!value)
+				return problem("expected a number for " + line.key);
+			(line.key == "diskseq" ? record.diskseq : record.fuseDev) = *value;
+		} else {
+			return problem("not a fuse loop record line");
+		}
+	}
+	if (record.device.empty())
+		return fail(Errc::InvalidArgument, path + ": names no loop device");
+	return record;
+}
+
+std::map<std::string, LoopInfo> FuseMapper::loopsByVolume(const std::vector<LoopInfo> &loops) const
+{
+	/* The records, by device. */
+	std::map<std::string, std::pair<std::string, FuseLoopRecord>> records;
 	std::error_code ec;
 	for (const auto &entry : std::filesystem::directory_iterator(config_.runtimeDir, ec)) {
 		const std::string file = entry.path().filename().string();
@@ -53,69 +115,113 @@ std::map<std::string, FuseMapper::LoopRecord> FuseMapper::loopRecords() const
 		auto text = readFile(entry.path().string());
 		if (!text || !*text)
 			continue;
-		std::istringstream in(**text);
-		LoopRecord record;
-		record.volume = file.substr(0, file.size() - 5);
-		std::string device;
-		in >> device >> record.backing.device >> record.backing.inode;
-		if (in)
-			records.emplace(device, std::move(record));
+		auto record = parseFuseLoopRecord(**text, entry.path().string());
+		if (record)
+			records.emplace(record->device,
+					std::make_pair(file.substr(0, file.size() - 5), *record));
 	}
-	return records;
+
+	std::map<std::string, LoopInfo> found;
+	for (const LoopInfo &loop : loops) {
+		/* On the live FUSE mount: the path says whose. */
+		if (paths::isSameOrBelow(loop.backingFile, config_.runtimeDir) &&
+		    loop.backingFile != config_.runtimeDir) {
+			const std::string rest =
+				loop.backingFile.substr(config_.runtimeDir.size() + 1);
+			found.emplace(rest.substr(0, rest.find('/')), loop);
+			continue;
+		}
+		/*
+		 * Its FUSE mount went away (rbd-fuse died, its dead mount was
+		 * cleared): the kernel names the file relative to the detached
+		 * mount. The record made at attach time knows the loop by its
+		 * diskseq, new at every attach; an older record by the file name.
+		 */
+		const auto record = records.find(loop.device);
+		if (record == records.end())
+			continue;
+		const auto &[volume, recorded] = record->second;
+		bool same = recorded.diskseq != 0 && recorded.diskseq == loop.diskseq;
+		if (recorded.diskseq == 0) {
+			auto text = readFile(paths_.config(volume));
+			auto described = text && *text
+						 ? parseFuseVolume(**text, paths_.config(volume))
+						 : Result<FuseVolume>(fail(Errc::NotFound, ""));
+			same = described && described->image == baseName(loop.backingFile);
+		}
+		if (same)
+			found.emplace(volume, loop);
+	}
+	return found;
 }
 
 /*
- * The volume a loop serves: from its backing path, or, once that no longer
- * shows it (a crashed rbd-fuse's dead mount was cleared, and the kernel names
- * the file relative to the detached mount), from the record made at map time:
- * the same file, or, when a dead FUSE connection hides the file's identity,
- * a file of the volume's image name.
+ * Whether rbd-fuse still serves the loop, told without a request to it: its
+ * unit's processes (gone, or stopped by SIGSTOP) and whether the loop's file
+ * lives on the FUSE mount there now.
  */
-std::string FuseMapper::volumeOf(const LoopInfo &loop, const Result<LoopBacking> &backing,
-				 const std::map<std::string, LoopRecord> &records) const
+std::string FuseMapper::faultOf(const std::string &volume, const LoopInfo &loop) const
 {
-	if (paths::isSameOrBelow(loop.backingFile, config_.runtimeDir)) {
-		const std::string rest = loop.backingFile.substr(config_.runtimeDir.size() + 1);
-		return rest.substr(0, rest.find('/'));
+	const std::string unit = unitName(UnitTemplate, volume);
+	const std::string again = "; take the volume down and up to stage it again";
+	if (const auto pids = units_.processes(UnitTemplate, volume)) {
+		bool alive = false;
+		for (const pid_t pid : *pids) {
+			const char state = processState(pid);
+			if (state == 'T' || state == 't')
+				return "rbd-fuse of volume '" + volume + "' (pid " +
+				       std::to_string(pid) + ") is stopped: I/O on " + loop.device +
+				       " waits until it runs again (kill -CONT " +
+				       std::to_string(pid) + ")";
+			alive = alive || (state != '\0' && state != 'Z' && state != 'X');
+		}
+		if (!alive)
+			return "rbd-fuse of volume '" + volume +
+			       "' is not running (journalctl -u " + unit + "): all I/O on " +
+			       loop.device + " fails" + again;
 	}
-	const auto record = records.find(loop.device);
-	if (record == records.end())
-		return "";
-	const std::string &volume = record->second.volume;
-	if (backing)
-		return *backing == record->second.backing ? volume : "";
-	if (backing.error().sysErrno != ENOTCONN)
-		return "";
-	auto text = readFile(paths_.config(volume));
-	auto described = text && *text ? parseFuseVolume(**text, paths_.config(volume))
-				       : Result<FuseVolume>(fail(Errc::NotFound, ""));
-	const std::string file = loop.backingFile.substr(loop.backingFile.rfind('/') + 1);
-	return described && described->image == file ? volume : "";
-}
-
-/*
- * A loop reaches the image only while the rbd-fuse that was serving it when
- * it was attached still does: its file lives on that FUSE mount. Checked on
- * the mount point, not the image file, which rbd-fuse briefly hides while it
- * re-reads its image list.
- */
-std::string FuseMapper::faultOf(const std::string &volume, const Result<LoopBacking> &backing) const
-{
-	const std::string died = "rbd-fuse of volume '" + volume + "' died";
-	if (!backing)
-		return died + ": the loop device's file is unreachable (" +
-		       backing.error().message +
-		       "); all I/O on it fails, even after rbd-fuse restarted";
-	const std::string mountPoint = paths_.mountPoint(volume);
-	struct stat st {
-	};
-	if (stat(mountPoint.c_str(), &st) != 0)
-		return "rbd-fuse of volume '" + volume + "' no longer serves its image (" +
-		       mountPoint + ": " + errnoText(errno) + "); all I/O on the device fails";
-	if (static_cast<uint64_t>(st.st_dev) != backing->device)
-		return died + "; the loop device still holds the dead process's file, so all "
-			      "I/O on it fails, even after rbd-fuse restarted";
+	const std::string died = "rbd-fuse of volume '" + volume +
+				 "' died; the loop device still holds the dead process's file, so "
+				 "all I/O on it fails, even after rbd-fuse restarted" +
+				 again;
+	if (!paths::isSameOrBelow(loop.backingFile, paths_.mountPoint(volume)))
+		return died;
+	auto text = readFile(paths_.loopRecord(volume));
+	if (text && *text) {
+		auto record = parseFuseLoopRecord(**text, paths_.loopRecord(volume));
+		if (record && record->fuseDev != 0 &&
+		    mountedDevice(paths_.mountPoint(volume)) != record->fuseDev)
+			return died;
+	}
 	return "";
+}
+
+/*
+ * krbd and nbd devices follow an image that grew by themselves; a loop
+ * device over rbd-fuse's file does not until it is told (losetup -c). The
+ * file's size comes from rbd-fuse: asked on a thread of its own, briefly.
+ */
+void FuseMapper::followImageSize(const std::string &volume, const LoopInfo &loop) const
+{
+	const std::string file = loop.backingFile;
+	auto size =
+		boundedCall<uint64_t>("fuse-size:" + volume, SizeStatLimit,
+				      "reading the size of " + file, [file]() -> Result<uint64_t> {
+					      struct stat st {
+					      };
+					      if (stat(file.c_str(), &st) != 0)
+						      return fail(Errc::Io, errnoText(errno));
+					      return static_cast<uint64_t>(st.st_size);
+				      });
+	if (!size)
+		return;
+	const std::string name = baseName(loop.device);
+	auto sectors = readFile("/sys/block/" + name + "/size");
+	if (!sectors || !*sectors)
+		return;
+	const uint64_t deviceBytes = std::strtoull((*sectors)->c_str(), nullptr, 10) * 512;
+	if (*size > deviceBytes)
+		(void)refreshLoopSize(loop.device);
 }
 
 Result<std::vector<MappedImage>> FuseMapper::list()
@@ -123,16 +229,8 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
-	const std::map<std::string, LoopRecord> records = loopRecords();
 	std::vector<MappedImage> mapped;
-	for (const LoopInfo &loop : *loops) {
-		const bool ours = paths::isSameOrBelow(loop.backingFile, config_.runtimeDir);
-		if (!ours && !records.contains(loop.device))
-			continue; /* another program's loop: not even its status is read */
-		const Result<LoopBacking> backing = loopBacking(loop.device);
-		const std::string volume = volumeOf(loop, backing, records);
-		if (volume.empty())
-			continue;
+	for (const auto &[volume, loop] : loopsByVolume(*loops)) {
 		/* The volume's config names the image fully. */
 		auto text = readFile(paths_.config(volume));
 		if (!text || !*text)
@@ -147,12 +245,56 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 		image.device = loop.device;
 		image.driver = Driver::Fuse;
 		image.readOnly = loop.readOnly;
-		image.fault = faultOf(volume, backing);
-		if (image.fault.empty())
-			followImageSize(loop);
+		image.owner = volume;
+		image.fault = faultOf(volume, loop);
+		if (image.fault.empty() && !config_.observeOnly) {
+			followImageSize(volume, loop);
+			/* Attached just before a crash, unrecorded: record it now. */
+			struct stat st {
+			};
+			if (::stat(paths_.loopRecord(volume).c_str(), &st) != 0 && errno == ENOENT)
+				(void)recordLoop(volume, loop.device);
+		}
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
+}
+
+Result<std::vector<std::string>> FuseMapper::orphans()
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
+	std::vector<std::string> found;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(config_.runtimeDir, ec)) {
+		const std::string file = entry.path().filename().string();
+		if (!file.ends_with(".conf"))
+			continue;
+		const std::string volume = file.substr(0, file.size() - 5);
+		if (!ours.contains(volume))
+			found.push_back(volume);
+	}
+	std::sort(found.begin(), found.end());
+	return found;
+}
+
+Result<Change> FuseMapper::stopOrphan(const VolumeSpec &spec)
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	if (loopsByVolume(*loops).contains(spec.name))
+		return Change::Unchanged; /* it has its device: not an orphan */
+	struct stat st {
+	};
+	if (::stat(paths_.config(spec.name).c_str(), &st) != 0 && errno == ENOENT)
+		return Change::Unchanged;
+	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+		return tl::make_unexpected(stopped.error());
+	dropFiles(spec.name);
+	return Change::Changed;
 }
 
 Result<void> FuseMapper::waitForImage(const VolumeSpec &spec)
@@ -175,6 +317,25 @@ Result<void> FuseMapper::waitForImage(const VolumeSpec &spec)
 	}
 }
 
+/* So the loop stays known as this volume's even if rbd-fuse's mount goes away. */
+Result<void> FuseMapper::recordLoop(const std::string &volume, const std::string &device)
+{
+	FuseLoopRecord record;
+	record.device = device;
+	auto diskseq = readFile("/sys/block/" + baseName(device) + "/diskseq");
+	if (diskseq && *diskseq)
+		record.diskseq = number((*diskseq)->substr(0, (*diskseq)->find('\n'))).value_or(0);
+	record.fuseDev = mountedDevice(paths_.mountPoint(volume)).value_or(0);
+	return writeFileAtomic(paths_.loopRecord(volume), formatFuseLoopRecord(record), 0600);
+}
+
+void FuseMapper::dropFiles(const std::string &volume)
+{
+	(void)unlink(paths_.config(volume).c_str());
+	(void)unlink(paths_.loopRecord(volume).c_str());
+	(void)rmdir(paths_.mountPoint(volume).c_str());
+}
+
 Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 {
 	if (!spec.image.snapshot.empty())
@@ -193,6 +354,7 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 			return m.device; /* never map an image twice */
 	}
 
+	/* The config first: a crash from here on leaves an orphan we know to stop. */
 	if (auto made = makeDirectories(config_.runtimeDir, 0700); !made)
 		return tl::make_unexpected(made.error());
 	const std::string config = formatFuseVolume(FuseVolume::fromSpec(spec));
@@ -202,32 +364,25 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 		return tl::make_unexpected(started.error());
 	if (auto shown = waitForImage(spec); !shown) {
 		(void)units_.stop(UnitTemplate, spec.name);
+		dropFiles(spec.name);
 		return tl::make_unexpected(shown.error());
 	}
 	auto device = attachLoop(paths_.imageFile(spec.name, spec.image.name), spec.readOnly());
 	if (!device)
 		return device;
-	/* So the loop stays known as this volume's even if rbd-fuse's mount goes away. */
-	auto backing = loopBacking(*device);
-	if (!backing)
-		return tl::make_unexpected(backing.error());
-	const std::string record = *device + " " + std::to_string(backing->device) + " " +
-				   std::to_string(backing->inode) + "\n";
-	if (auto written = writeFileAtomic(paths_.loopRecord(spec.name), record, 0600); !written)
-		return tl::make_unexpected(written.error());
+	if (auto recorded = recordLoop(spec.name, *device); !recorded)
+		return tl::make_unexpected(recorded.error());
 	return device;
 }
 
 Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &device)
 {
-	auto change = detachUnmountedLoop(device);
+	auto change = detachUnmountedLoop(device, config_.deviceTimeout);
 	if (!change)
 		return change;
 	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
 		return tl::make_unexpected(stopped.error());
-	(void)unlink(paths_.config(spec.name).c_str());
-	(void)unlink(paths_.loopRecord(spec.name).c_str());
-	(void)rmdir(paths_.mountPoint(spec.name).c_str());
+	dropFiles(spec.name);
 	return *change;
 }
 

@@ -3,9 +3,18 @@
  * The fuse driver: for hosts without the nbd and rbd kernel modules. One
  * rbd-fuse process per volume (rbd-fuse@NAME.service) shows the image as a
  * file in a private 0700 directory; a loop device over that file is the
- * volume's block device. Discovery goes through the loop's backing file.
- * Its limit: if rbd-fuse dies, the loop's file is gone with it and the
- * volume stays degraded until it is staged again (no reattach).
+ * volume's block device. Its limit: if rbd-fuse dies, the loop's file is
+ * gone with it and the volume stays degraded until it is staged again.
+ *
+ * Observing never does I/O through rbd-fuse: a loop is known from sysfs
+ * (its backing path, its diskseq) and the record made when it was attached;
+ * whether rbd-fuse still serves it, from its unit's processes and the FUSE
+ * mount's device number. A stopped or stuck rbd-fuse so holds up nothing
+ * but its own volume's I/O.
+ *
+ * Crash safety: NAME.conf is written before the unit starts and removed
+ * after it stopped, so a rbd-fuse of ours without a loop (a map or an unmap
+ * cut short) is an orphan the engine stops (orphans(), stopOrphan()).
  */
 #pragma once
 
@@ -22,7 +31,23 @@ namespace rbdvolume {
 struct FuseDriverConfig {
 	std::string runtimeDir = "/run/rbd-volume/fuse";
 	std::chrono::milliseconds startTimeout{ std::chrono::seconds(30) };
+	std::chrono::milliseconds deviceTimeout{ std::chrono::seconds(30) };
+	/* list() changes nothing: no loop size refreshed, no record written (a dry run). */
+	bool observeOnly = false;
 };
+
+/* NAME.loop: the loop device attached for a volume, and what identifies it without I/O. */
+struct FuseLoopRecord {
+	std::string device;   /* "/dev/loop3" */
+	uint64_t diskseq = 0; /* the loop's diskseq when attached; 0: an older record */
+	uint64_t fuseDev = 0; /* st_dev of the FUSE mount the file lived on */
+
+	bool operator==(const FuseLoopRecord &) const = default;
+};
+
+std::string formatFuseLoopRecord(const FuseLoopRecord &record);
+/* Also reads the older "DEVICE DEV INO" line. */
+Result<FuseLoopRecord> parseFuseLoopRecord(const std::string &text, const std::string &path);
 
 class FuseMapper : public Mapper
 {
@@ -35,19 +60,19 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::vector<std::string>> orphans() override;
+	Result<Change> stopOrphan(const VolumeSpec &spec) override;
 
 	static constexpr const char *UnitTemplate = "rbd-fuse";
 
 private:
-	struct LoopRecord {
-		std::string volume;
-		LoopBacking backing;
-	};
-	std::map<std::string, LoopRecord> loopRecords() const;
-	std::string volumeOf(const LoopInfo &loop, const Result<LoopBacking> &backing,
-			     const std::map<std::string, LoopRecord> &records) const;
-	std::string faultOf(const std::string &volume, const Result<LoopBacking> &backing) const;
+	/* Our loops by volume, from sysfs and the records; no I/O through rbd-fuse. */
+	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
+	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
+	void followImageSize(const std::string &volume, const LoopInfo &loop) const;
 	Result<void> waitForImage(const VolumeSpec &spec);
+	Result<void> recordLoop(const std::string &volume, const std::string &device);
+	void dropFiles(const std::string &volume);
 
 	UnitControl &units_;
 	FuseDriverConfig config_;

@@ -15,7 +15,9 @@
 
 #include <libmount/libmount.h>
 
+#include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
+#include "common/paths.hpp"
 #include "engine/observer.hpp"
 #include "host/fs_util.hpp"
 #include "host/libmount_mount_table.hpp"
@@ -186,6 +188,13 @@ int unmountIn(int directory, const std::string &name)
 	return err;
 }
 
+/* The directory we made for a staging mount goes with it; any other stays (it was asked for). */
+void removeStagingDirectory(int parent, const std::string &name, const std::string &target)
+{
+	if (paths::isSameOrBelow(target, paths::StagingRoot) && target != paths::StagingRoot)
+		(void)unlinkat(parent, name.c_str(), AT_REMOVEDIR);
+}
+
 std::string parentOf(const std::string &path)
 {
 	const size_t slash = path.rfind('/');
@@ -212,11 +221,26 @@ Result<Change> LibmountMounter::mount(const MountRequest &request)
 	if (!split)
 		return tl::make_unexpected(split.error());
 
-	/* Onto the directory opened above, whatever its path shows by now. */
-	if (::mount(request.source.c_str(), procFdPath(target->get()).c_str(),
-		    request.fsType.c_str(), split->flags,
-		    split->data.empty() ? nullptr : split->data.c_str()) < 0)
-		return mountFailed(request, "mount", errno);
+	/*
+	 * Onto the directory opened above, whatever its path shows by now. The
+	 * mount reads the device: bounded, on a descriptor of its own.
+	 */
+	auto directory = std::make_shared<UniqueFd>(std::move(*target));
+	const unsigned long flags = split->flags;
+	const std::string data = split->data;
+	auto mounted = boundedCall<int>(
+		request.source, deviceTimeout_, "mounting " + request.source,
+		[request, directory, flags, data]() -> Result<int> {
+			if (::mount(request.source.c_str(), procFdPath(directory->get()).c_str(),
+				    request.fsType.c_str(), flags,
+				    data.empty() ? nullptr : data.c_str()) < 0)
+				return errno;
+			return 0;
+		});
+	if (!mounted)
+		return tl::make_unexpected(mounted.error());
+	if (*mounted != 0)
+		return mountFailed(request, "mount", *mounted);
 	return markMount(
 		UtabEntry{ request.source, request.target, request.fsType, split->user, false });
 }
@@ -295,12 +319,22 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 				    "through a symbolic link",
 			    ELOOP);
 	if ((stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0 ||
-	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) == 0)
+	    (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) == 0) {
+		removeStagingDirectory(parent->get(), name, target);
 		return Change::Unchanged;
+	}
 
-	const int err = unmountIn(parent->get(), name);
+	/* An unmount writes back through the device: bounded. */
+	auto directory = std::make_shared<UniqueFd>(std::move(*parent));
+	auto unmounted = boundedCall<int>(
+		"unmount:" + target, deviceTimeout_, "unmounting '" + target + "'",
+		[directory, name]() -> Result<int> { return unmountIn(directory->get(), name); });
+	if (!unmounted)
+		return tl::make_unexpected(unmounted.error());
+	const int err = *unmounted;
 	if (err == 0) {
 		(void)forgetUtabEntry(target);
+		removeStagingDirectory(directory->get(), name, target);
 		return Change::Changed;
 	}
 	if (err == EBUSY) {

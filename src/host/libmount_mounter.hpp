@@ -2,6 +2,8 @@
 /* The Mounter port: the kernel's mount calls on descriptors, our marker in libmount's utab. */
 #pragma once
 
+#include <chrono>
+
 #include "engine/ports.hpp"
 
 namespace rbdvolume {
@@ -19,10 +21,19 @@ namespace rbdvolume {
 class LibmountMounter : public Mounter
 {
 public:
+	/* A mount reads its device, an unmount writes back to it: each a boundedCall. */
+	explicit LibmountMounter(std::chrono::milliseconds deviceTimeout = std::chrono::seconds(30))
+		: deviceTimeout_(deviceTimeout)
+	{
+	}
+
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
 	std::optional<std::string> symlinkProblem(const std::string &path) override;
+
+private:
+	std::chrono::milliseconds deviceTimeout_;
 };
 
 } /* namespace rbdvolume */

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 #include "host/fs_util.hpp"
@@ -88,7 +90,7 @@ Result<void> detachLoop(const std::string &device)
 	return {};
 }
 
-Result<Change> detachUnmountedLoop(const std::string &device)
+Result<Change> detachUnmountedLoop(const std::string &device, std::chrono::milliseconds limit)
 {
 	auto loops = listLoops();
 	if (!loops)
@@ -108,7 +110,11 @@ Result<Change> detachUnmountedLoop(const std::string &device)
 			    device + " is still in use: a filesystem on it is being unmounted "
 				     "or is mounted in another mount namespace",
 			    EBUSY);
-	if (auto detached = detachLoop(device); !detached)
+	auto detached = boundedCall<bool>(device, limit, "detaching " + device, [device] {
+		auto done = detachLoop(device);
+		return done ? Result<bool>(true) : Result<bool>(tl::make_unexpected(done.error()));
+	});
+	if (!detached)
 		return tl::make_unexpected(detached.error());
 	return Change::Changed;
 }
@@ -146,10 +152,13 @@ Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)
 		if (!backing || !*backing)
 			continue; /* not attached */
 		auto ro = readFile(entry.path().string() + "/ro");
+		auto diskseq = readFile(entry.path().string() + "/diskseq");
 		LoopInfo info;
 		info.device = "/dev/" + name;
 		info.backingFile = trimmed(**backing);
 		info.readOnly = ro && *ro && trimmed(**ro) == "1";
+		if (diskseq && *diskseq)
+			info.diskseq = std::strtoull((*diskseq)->c_str(), nullptr, 10);
 		loops.push_back(std::move(info));
 	}
 	if (ec)

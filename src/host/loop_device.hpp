@@ -2,6 +2,7 @@
 /* Loop devices over image files: the fuse driver's block device, and the test mapper's. */
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ struct LoopInfo {
 	std::string device;	 /* "/dev/loop3" */
 	std::string backingFile; /* as the kernel reports it */
 	bool readOnly = false;
+	uint64_t diskseq = 0; /* new at every attach (Linux 5.15); 0 when unknown */
 };
 
 /* Attaches a free loop device over `file` (LOOP_CONFIGURE, direct I/O off). */
@@ -27,9 +29,10 @@ Result<void> detachLoop(const std::string &device);
  * Detaches `device` unless it is in use (Busy): mounted here, or still held
  * by a filesystem elsewhere (another mount namespace, or an unmount not yet
  * finished writing back), which LOOP_CLR_FD would only defer. Unchanged when
- * it is not attached.
+ * it is not attached. LOOP_CLR_FD waits for the device's I/O: a boundedCall.
  */
-Result<Change> detachUnmountedLoop(const std::string &device);
+Result<Change> detachUnmountedLoop(const std::string &device,
+				   std::chrono::milliseconds limit = std::chrono::seconds(30));
 
 /* Re-reads the backing file's size (losetup -c), after an image grew. */
 Result<void> refreshLoopSize(const std::string &device);
@@ -45,7 +48,10 @@ struct LoopBacking {
 /* From LOOP_GET_STATUS64: what the loop holds, whatever its backing path now shows. */
 Result<LoopBacking> loopBacking(const std::string &device);
 
-/* Every attached loop device, from the backing_file of each loop under sysfsRoot/block. */
+/*
+ * Every attached loop device, from the backing_file of each loop under
+ * sysfsRoot/block: the kernel's own strings, no I/O through a backing file.
+ */
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");
 
 } /* namespace rbdvolume */

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/volume_name.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
@@ -159,6 +160,16 @@ std::string nbdImageArgument(const std::vector<std::string> &argv)
 	return {};
 }
 
+std::string nbdCookieOwner(const std::string &cookie)
+{
+	constexpr std::string_view Prefix = "rbd-volume.";
+	const size_t hash = cookie.rfind('.');
+	if (!cookie.starts_with(Prefix) || hash == std::string::npos || hash <= Prefix.size())
+		return {};
+	std::string name = cookie.substr(Prefix.size(), hash - Prefix.size());
+	return isValidVolumeName(name) ? name : std::string();
+}
+
 std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots)
 {
 	std::vector<MappedImage> mapped;
@@ -211,6 +222,7 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 		image.device = "/dev/" + name;
 		image.driver = Driver::Nbd;
 		image.readOnly = attribute(base + name + "/ro") == "1";
+		image.owner = nbdCookieOwner(attribute(base + name + "/backend"));
 		mapped.push_back(std::move(image));
 	}
 	return mapped;

@@ -24,6 +24,12 @@ std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots);
 /* rbd-nbd: /sys/block/nbdN/pid names the process; its command line names the image. */
 std::vector<MappedImage> listNbdMappings(const SystemRoots &roots);
 
+/*
+ * The volume named in rbd-volume's nbd cookie "rbd-volume.NAME.HASH" (made
+ * by nbdCookie(), drivers/nbd_config.hpp); "" for anyone else's cookie.
+ */
+std::string nbdCookieOwner(const std::string &cookie);
+
 /* "pool/[namespace/]image[@snap]" into a MappedImage's image fields; false when malformed. */
 bool parseImageSpec(const std::string &text, MappedImage &image);
 

@@ -31,6 +31,17 @@ std::string formatOwnership(const Ownership &record)
 	return out.str();
 }
 
+namespace {
+
+/* A key worth quoting back: never the content of a file that is no record. */
+bool isPlainKey(const std::string &key)
+{
+	return !key.empty() && key.size() <= 32 &&
+	       key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
+}
+
+} /* namespace */
+
 Result<Ownership> parseOwnership(const std::string &text, const std::string &path)
 {
 	Ownership record;
@@ -48,22 +59,39 @@ Result<Ownership> parseOwnership(const std::string &text, const std::string &pat
 		else if (key == "published")
 			record.publishedTargets.push_back(value);
 		else
-			return fail(Errc::Io, path + ":" + std::to_string(line) +
-						      ": unknown key '" + key +
-						      "' in an ownership record");
+			return fail(Errc::Io, path + ":" + std::to_string(line) + ": " +
+						      (isPlainKey(key) ? "unknown key '" + key + "'"
+								       : "a line that is no key") +
+						      " in an ownership record");
 	}
 	return record;
 }
 
+/*
+ * A record that cannot be ours (not a regular file, garbage) is moved aside
+ * to NAME.damaged and read as empty: what we made is known again from the
+ * markers it carries (the mounts' in utab, the fuse and nbd mappings'),
+ * and the volume can still go down. Only an I/O error fails the load.
+ */
 Result<Ownership> OwnershipFiles::load(const std::string &volume)
 {
 	const std::string file = path(volume);
 	auto text = readFile(file);
-	if (!text)
-		return tl::make_unexpected(text.error());
-	if (!*text)
+	if (text && !*text)
 		return Ownership{};
-	return parseOwnership(**text, file);
+	if (!text && text.error().code != Errc::InvalidArgument)
+		return tl::make_unexpected(text.error());
+	if (text) {
+		auto parsed = parseOwnership(**text, file);
+		if (parsed)
+			return parsed;
+	}
+	if (rename(file.c_str(), (file + ".damaged").c_str()) < 0)
+		return fail(Errc::Io,
+			    "cannot move the damaged record '" + file +
+				    "' aside: " + errnoText(errno),
+			    errno);
+	return Ownership{};
 }
 
 Result<void> OwnershipFiles::save(const std::string &volume, const Ownership &record)

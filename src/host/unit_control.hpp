@@ -8,7 +8,11 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <sys/types.h>
 
 #include "common/result.hpp"
 #include "host/command_runner.hpp"
@@ -24,6 +28,13 @@ public:
 				   const std::string &instance) = 0;
 	/* Stops it (a no-op when it does not run). */
 	virtual Result<void> stop(const std::string &templateName, const std::string &instance) = 0;
+	/*
+	 * Its processes now: read from the kernel, never asking the service
+	 * manager or the process, so a stopped or stuck server cannot hold the
+	 * caller. nullopt when this host cannot tell.
+	 */
+	virtual std::optional<std::vector<pid_t>> processes(const std::string &templateName,
+							    const std::string &instance) = 0;
 };
 
 /* systemctl start/stop through the CommandRunner. */
@@ -38,6 +49,8 @@ public:
 
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
+	std::optional<std::vector<pid_t>> processes(const std::string &templateName,
+						    const std::string &instance) override;
 
 private:
 	Result<void> run(const char *verb, const std::string &unit);
@@ -49,5 +62,16 @@ private:
 
 /* "rbd-fuse@NAME.service"; volume names need no escaping (see volume_name.hpp). */
 std::string unitName(const std::string &templateName, const std::string &instance);
+
+/*
+ * The processes in a unit's cgroup under `cgroupRoot` (cgroup v2), where
+ * our mapper units put them (Slice=system.slice). nullopt when there is no
+ * such hierarchy; empty when the unit runs nothing.
+ */
+std::optional<std::vector<pid_t>> cgroupProcesses(const std::string &unit,
+						  const std::string &cgroupRoot = "/sys/fs/cgroup");
+
+/* The state letter of /proc/PID/stat ('R', 'S', 'D', 'T', 'Z', ...); '\0' when gone. */
+char processState(pid_t pid);
 
 } /* namespace rbdvolume */

@@ -98,6 +98,7 @@ std::string FakeWorld::mapForeign(const ImageSpec &image, bool readOnly)
 				      "/dev/rbd" + std::to_string(nextDevice_++),
 				      Driver::Krbd,
 				      readOnly,
+				      {},
 				      {} };
 	mapping.foreign = true;
 	mappings_.push_back(mapping);
@@ -225,6 +226,24 @@ Result<std::vector<MountEntry>> FakeWorld::read()
 	for (const FakeMount &m : mounts_)
 		entries.push_back(m.entry);
 	return entries;
+}
+
+void FakeWorld::addOrphan(const std::string &volume)
+{
+	orphans_.insert(volume);
+}
+
+Result<std::vector<std::string>> FakeWorld::orphans()
+{
+	return std::vector<std::string>(orphans_.begin(), orphans_.end());
+}
+
+Result<Change> FakeWorld::stopOrphan(const VolumeSpec &spec)
+{
+	if (orphans_.erase(spec.name) == 0)
+		return Change::Unchanged;
+	log_.push_back("stop-orphan " + spec.name);
+	return Change::Changed;
 }
 
 void FakeWorld::addSymlink(const std::string &path)
@@ -385,7 +404,9 @@ Result<std::string> FakeWorld::map(const VolumeSpec &spec)
 				      "/dev/rbd" + std::to_string(nextDevice_++),
 				      driver,
 				      spec.readOnly(),
-				      {} };
+				      {},
+				      /* as fuse and nbd mark theirs; krbd has no marker */
+				      driver == Driver::Krbd ? std::string() : spec.name };
 	mappings_.push_back(mapping);
 	log_.push_back("map " + key + " " + mapping.mapped.device);
 	if (f)
@@ -486,6 +507,10 @@ Result<void> FakeWorld::checkSoleWriter(const VolumeSpec &spec)
 {
 	if (spec.readOnly() || spec.map.multiWriter)
 		return {};
+	if (orphans_.contains(spec.name))
+		return fail(Errc::Busy, "image " + spec.image.display() +
+						" is in use by its own orphan mapper; refusing a "
+						"read-write map");
 	const auto it = images_.find(spec.image.display());
 	if (it == images_.end() || it->second.users.empty())
 		return {};

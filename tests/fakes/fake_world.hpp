@@ -85,6 +85,8 @@ public:
 	bool unmountByHand(const std::string &target);
 	bool unmapByHand(const std::string &device); /* the device vanishes, mounts stay */
 	void setBusy(const std::string &target, bool busy);
+	/* A mapper process of `volume` runs without a device (a map cut short); it holds the image. */
+	void addOrphan(const std::string &volume);
 	/* `path` becomes a symbolic link: nothing may be mounted on it or below it. */
 	void addSymlink(const std::string &path);
 
@@ -120,6 +122,8 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::vector<std::string>> orphans() override;
+	Result<Change> stopOrphan(const VolumeSpec &spec) override;
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
@@ -154,6 +158,7 @@ private:
 	std::map<std::string, Ownership> records_;
 	std::set<std::string> busy_;
 	std::set<std::string> symlinks_;
+	std::set<std::string> orphans_; /* volumes */
 	std::map<FakeOp, std::deque<Fault>> faults_;
 	std::map<FakeOp, unsigned> calls_;
 	Fault current_{};

@@ -339,6 +339,11 @@ public:
 	{
 		return {};
 	}
+	std::optional<std::vector<pid_t>> processes(const std::string & /*unused*/,
+						    const std::string & /*unused*/) override
+	{
+		return std::nullopt;
+	}
 };
 
 /*
@@ -397,6 +402,74 @@ TEST(FuseMapper, KnowsItsLoopAfterTheServingMountWentAway)
 	auto none = fuse.list();
 	ASSERT_TRUE(none);
 	EXPECT_TRUE(none->empty());
+}
+
+/* The record map() writes knows the loop by its diskseq once the mount went away. */
+TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
+{
+	const std::string runtime = freshDir("fuse-map") + "/fuse";
+	const std::string mount = runtime + "/vol";
+	shellOk("mkdir -p " + mount + " && mount -t tmpfs served " + mount +
+		" && truncate -s 64M " + mount + "/img");
+	NoUnits units;
+	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
+	VolumeSpec spec;
+	spec.name = "vol";
+	spec.image.pool = "rbd";
+	spec.image.name = "img";
+
+	auto device = fuse.map(spec);
+	ASSERT_TRUE(device) << device.error().message;
+	auto record = readFile(runtime + "/vol.loop");
+	ASSERT_TRUE(record && *record);
+	auto parsed = parseFuseLoopRecord(**record, "vol.loop");
+	ASSERT_TRUE(parsed) << parsed.error().message;
+	EXPECT_EQ(parsed->device, *device);
+	EXPECT_NE(parsed->diskseq, 0U);
+	EXPECT_NE(parsed->fuseDev, 0U);
+
+	auto listed = fuse.list();
+	ASSERT_TRUE(listed && listed->size() == 1U);
+	EXPECT_EQ(listed->front().owner, "vol") << "the driver's marker names the volume";
+	EXPECT_EQ(listed->front().fault, "");
+	EXPECT_EQ(fuse.orphans().value_or(std::vector<std::string>{ "?" }),
+		  std::vector<std::string>{});
+
+	/* Someone else's file of the same name on the restarted mount: not ours. */
+	shellOk("umount -l " + mount + " && mount -t tmpfs restarted " + mount);
+	auto lost = fuse.list();
+	ASSERT_TRUE(lost && lost->size() == 1U);
+	EXPECT_NE(lost->front().fault.find("died"), std::string::npos) << lost->front().fault;
+
+	auto unmapped = fuse.unmap(spec, *device);
+	ASSERT_TRUE(unmapped) << unmapped.error().message;
+	EXPECT_TRUE(fuse.list().value_or(std::vector<MappedImage>(1)).empty());
+	shellOk("umount " + mount);
+	EXPECT_FALSE(readFile(runtime + "/vol.loop").value_or("x").has_value());
+	EXPECT_FALSE(readFile(runtime + "/vol.conf").value_or("x").has_value());
+}
+
+/* A map cut short between starting rbd-fuse and attaching the loop leaves an orphan. */
+TEST(FuseMapper, AConfigWithoutALoopIsAnOrphanThatStopOrphanClears)
+{
+	const std::string runtime = freshDir("fuse-orphan") + "/fuse";
+	shellOk("mkdir -p " + runtime + "/cut");
+	FuseVolume described;
+	described.pool = "rbd";
+	described.image = "cut";
+	ASSERT_TRUE(writeFileAtomic(runtime + "/cut.conf", formatFuseVolume(described), 0600));
+	NoUnits units;
+	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
+	EXPECT_EQ(fuse.orphans().value_or(std::vector<std::string>{}),
+		  std::vector<std::string>{ "cut" });
+	VolumeSpec spec;
+	spec.name = "cut";
+	auto stopped = fuse.stopOrphan(spec);
+	ASSERT_TRUE(stopped) << stopped.error().message;
+	EXPECT_EQ(*stopped, Change::Changed);
+	EXPECT_TRUE(fuse.orphans().value_or(std::vector<std::string>{ "?" }).empty());
+	EXPECT_EQ(fuse.stopOrphan(spec).value_or(Change::Changed), Change::Unchanged);
+	EXPECT_FALSE(isDirectory(runtime + "/cut"));
 }
 
 bool readable(int fd, int timeoutMs)

@@ -26,6 +26,11 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
+	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	/* Loop "images" have no other clients. */
 	Result<void> checkSoleWriter(const VolumeSpec & /*spec*/) override { return {}; }

@@ -97,4 +97,13 @@ Result<void> DirectUnits::stop(const std::string &templateName, const std::strin
 	return {};
 }
 
+std::optional<std::vector<pid_t>> DirectUnits::processes(const std::string &templateName,
+							 const std::string &instance)
+{
+	const pid_t running = pid(templateName, instance);
+	if (running == 0)
+		return std::vector<pid_t>{};
+	return std::vector<pid_t>{ running };
+}
+
 } /* namespace rbdvolume::testing */

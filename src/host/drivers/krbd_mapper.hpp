@@ -28,6 +28,12 @@ public:
 	Result<std::string> map(const VolumeSpec &spec) override;
 	/* Unchanged when `device` is no longer mapped; Conflict when it maps another image. */
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	/* krbd has no process of its own: never an orphan. */
+	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
+	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 
 private:
 	Result<std::string> mappedDevice(const VolumeSpec &spec, const CommandOutput &output);

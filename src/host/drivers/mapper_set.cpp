@@ -33,6 +33,31 @@ Result<std::vector<MappedImage>> MapperSet::list()
 	return all;
 }
 
+Result<std::vector<std::string>> MapperSet::orphans()
+{
+	std::vector<std::string> all;
+	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
+		auto found = mapper->orphans();
+		if (!found)
+			return tl::make_unexpected(found.error());
+		all.insert(all.end(), found->begin(), found->end());
+	}
+	return all;
+}
+
+Result<Change> MapperSet::stopOrphan(const VolumeSpec &spec)
+{
+	Change change = Change::Unchanged;
+	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
+		auto stopped = mapper->stopOrphan(spec);
+		if (!stopped)
+			return stopped;
+		if (*stopped == Change::Changed)
+			change = Change::Changed;
+	}
+	return change;
+}
+
 Result<std::string> MapperSet::map(const VolumeSpec &spec)
 {
 	return driver(chooseDriver(roots_, spec.map.driver)).map(spec);

@@ -22,6 +22,9 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::vector<std::string>> orphans() override;
+	/* Each driver stops what it left of the volume. */
+	Result<Change> stopOrphan(const VolumeSpec &spec) override;
 
 private:
 	Mapper &driver(Driver which);

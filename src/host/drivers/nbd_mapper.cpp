@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
 
 #include "common/unique_fd.hpp"
 #include "common/volume_name.hpp"
@@ -154,6 +156,54 @@ std::string NbdMapper::rollBack(const VolumeSpec &spec, const std::string &devic
 	return problems;
 }
 
+bool NbdMapper::isOrphan(const NbdVolumeConfig &config) const
+{
+	if (nbdDeviceWithCookie(roots_, config.cookie))
+		return false;
+	MappedImage image;
+	if (!parseImageSpec(config.image, image))
+		return false;
+	const std::vector<MappedImage> served = listNbdMappings(roots_);
+	return std::none_of(served.begin(), served.end(), [&](const MappedImage &m) {
+		return m.pool == image.pool && m.radosNamespace == image.radosNamespace &&
+		       m.image == image.image && m.snapshot == image.snapshot;
+	});
+}
+
+Result<std::vector<std::string>> NbdMapper::orphans()
+{
+	std::vector<std::string> found;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(tools_.nbdConfigDir, ec)) {
+		const std::string file = entry.path().filename().string();
+		if (!file.ends_with(".conf"))
+			continue;
+		auto text = readFile(entry.path().string());
+		if (!text || !*text)
+			continue;
+		auto config = parseNbdConfig(**text, entry.path().string());
+		if (config && isOrphan(*config))
+			found.push_back(file.substr(0, file.size() - 5));
+	}
+	std::sort(found.begin(), found.end());
+	return found;
+}
+
+Result<Change> NbdMapper::stopOrphan(const VolumeSpec &spec)
+{
+	const std::string path = nbdConfigPath(tools_.nbdConfigDir, spec.name);
+	auto text = readFile(path);
+	if (!text || !*text)
+		return Change::Unchanged;
+	auto config = parseNbdConfig(**text, path);
+	if (config && !isOrphan(*config))
+		return Change::Unchanged;
+	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+		return tl::make_unexpected(stopped.error());
+	(void)unlink(path.c_str());
+	return Change::Changed;
+}
+
 /*
  * The device is ours when an rbd-nbd serves our image on it, or when it
  * carries our cookie (after a re-attach the kernel's pid attribute still
@@ -192,6 +242,7 @@ Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &devic
 	/* rbd-nbd has exited 0 (no restart); this settles the unit. */
 	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
 		return tl::make_unexpected(stopped.error());
+	(void)unlink(nbdConfigPath(tools_.nbdConfigDir, spec.name).c_str());
 	return Change::Changed;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
 #include "host/drivers/driver_tools.hpp"
+#include "host/drivers/nbd_config.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/unit_control.hpp"
 
@@ -36,6 +37,14 @@ public:
 	Result<std::string> map(const VolumeSpec &spec) override;
 	/* `rbd-nbd unmap` (a stop alone only detaches), then the unit is stopped. */
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	/*
+	 * Volumes with a config (written before the unit starts) but no device
+	 * carrying their cookie and no rbd-nbd serving their image. A device
+	 * that still carries the cookie (its server died, systemd restarts it
+	 * to attach) is no orphan: the healer must not be stopped.
+	 */
+	Result<std::vector<std::string>> orphans() override;
+	Result<Change> stopOrphan(const VolumeSpec &spec) override;
 
 	static constexpr const char *UnitTemplate = "rbd-nbd";
 
@@ -46,6 +55,7 @@ private:
 	/* Tears down a device that came up wrong; errors are only worth a mention. */
 	std::string rollBack(const VolumeSpec &spec, const std::string &device);
 	Result<void> unmapDevice(const std::string &device);
+	bool isOrphan(const NbdVolumeConfig &config) const;
 
 	CommandRunner &runner_;
 	UnitControl &units_;

@@ -18,6 +18,11 @@ public:
 	}
 
 	Result<std::vector<MappedImage>> list() override { return mapped; }
+	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
+	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<std::string> map(const VolumeSpec &spec) override
 	{
 		MappedImage image{ spec.image.pool,
@@ -27,6 +32,7 @@ public:
 				   prefix_ + std::to_string(mapped.size()),
 				   driver_,
 				   false,
+				   {},
 				   {} };
 		mapped.push_back(image);
 		log.push_back("map " + image.device);

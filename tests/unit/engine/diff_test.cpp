@@ -20,7 +20,7 @@ public:
 	Seen &mapped(const std::string &device, bool readOnly = false)
 	{
 		volume_.mapping =
-			MappedImage{ "rbd", "", "vol", "", device, Driver::Krbd, readOnly, {} };
+			MappedImage{ "rbd", "", "vol", "", device, Driver::Krbd, readOnly, {}, {} };
 		volume_.owned.mappedDevice = device;
 		volume_.probe = ProbeResult{ ProbeKind::Signature, "ext4" };
 		return *this;

@@ -279,6 +279,54 @@ TEST(Executor, StopsAtTheFirstFailure)
 	EXPECT_TRUE(rig.world.mounts().empty());
 }
 
+/* A map cut short left our mapper running: it is stopped before a map, which it would block. */
+TEST(Executor, AnOrphanMapperIsStoppedBeforeTheMap)
+{
+	Rig rig(SpecBuilder("data").create(GiB).driver(Driver::Fuse).target("/srv/data").build());
+	rig.world.addImage(rig.spec.image, "ext4");
+	rig.world.addOrphan("data");
+	auto outcome = rig.dryRun();
+	ASSERT_TRUE(outcome);
+	ASSERT_TRUE(plans<StopOrphanStep>(outcome->plan));
+	EXPECT_EQ(stepName(outcome->plan.steps.front()), std::string("stop-orphan"));
+	EXPECT_GE(rig.converge(), 1U) << rig.world.describe();
+	EXPECT_TRUE(logHas(rig.world, "stop-orphan data"));
+	EXPECT_EQ(rig.world.mappings().size(), 1U);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* Going down, an orphan is all that is left of the volume: it goes too. */
+TEST(Executor, AnOrphanMapperGoesAtDown)
+{
+	Rig rig(SpecBuilder("data").create(GiB).driver(Driver::Fuse).build(), Intent::Down);
+	rig.world.addOrphan("data");
+	EXPECT_GE(rig.converge(), 1U);
+	EXPECT_TRUE(logHas(rig.world, "stop-orphan data"));
+	EXPECT_TRUE(rig.world.orphans().value_or(std::vector<std::string>{ "?" }).empty());
+}
+
+/* The record lost (deleted, emptied, the directory gone): the drivers' markers say what is ours. */
+TEST(Executor, ALostRecordStillKnowsOurMappingAndMountsAndDownRemovesThem)
+{
+	Rig rig(SpecBuilder("data").create(GiB).driver(Driver::Fuse).target("/srv/data").build());
+	ASSERT_GE(rig.converge(), 1U);
+	ASSERT_TRUE(rig.world.save("data", Ownership{}));
+	auto seen = rig.dryRun();
+	ASSERT_TRUE(seen);
+	EXPECT_TRUE(seen->plan.conflicts.empty()) << formatPlan(seen->plan, rig.spec);
+	/* Only the size the record knew is lost: at most a grow that finds nothing to do. */
+	EXPECT_TRUE(std::all_of(
+		seen->plan.steps.begin(), seen->plan.steps.end(),
+		[](const Step &step) { return std::holds_alternative<GrowStep>(step); }))
+		<< formatPlan(seen->plan, rig.spec);
+
+	rig.intent = Intent::Down;
+	EXPECT_GE(rig.converge(), 1U) << rig.world.describe();
+	EXPECT_TRUE(rig.world.mappings().empty()) << rig.world.describe();
+	EXPECT_TRUE(rig.world.mounts().empty()) << rig.world.describe();
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
 } /* namespace */
 
 } /* namespace rbdvolume::testing */

@@ -3,6 +3,7 @@
 #include "host/ownership_files.hpp"
 
 #include <filesystem>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -50,6 +51,30 @@ TEST(OwnershipFiles, ACorruptRecordIsAnErrorNotAnEmptyRecord)
 	auto parsed = parseOwnership("mapped-device=/dev/rbd0\nmystery=1\n", "/run/x");
 	ASSERT_FALSE(parsed);
 	EXPECT_EQ(parsed.error().message, "/run/x:2: unknown key 'mystery' in an ownership record");
+}
+
+/* A record we cannot read as ours is moved aside: the volume is known from its markers. */
+TEST(OwnershipFiles, ADamagedRecordIsMovedAsideAndReadAsEmpty)
+{
+	TempDir dir;
+	OwnershipFiles store(dir.path() + "/owned");
+	dir.write("owned/binary", std::string("\xff\x00\x01garbage\n", 12));
+	dir.write("owned/secret", "key = AQBzyzzy==\n");
+	ASSERT_EQ(symlink((dir.path() + "/owned/secret").c_str(),
+			  (dir.path() + "/owned/linked").c_str()),
+		  0);
+	for (const char *name : { "binary", "linked" }) {
+		auto loaded = store.load(name);
+		ASSERT_TRUE(loaded) << name << ": " << loaded.error().message;
+		EXPECT_TRUE(loaded->empty()) << name;
+		EXPECT_TRUE(std::filesystem::exists(dir.path() + "/owned/" + name + ".damaged") ||
+			    std::filesystem::is_symlink(dir.path() + "/owned/" + name + ".damaged"))
+			<< name;
+		EXPECT_FALSE(std::filesystem::exists(dir.path() + "/owned/" + name)) << name;
+	}
+	/* What a link pointed at is never read, let alone quoted. */
+	EXPECT_EQ(parseOwnership("key = AQBzyzzy==\n", "/run/x").error().message,
+		  "/run/x:1: a line that is no key in an ownership record");
 }
 
 } /* namespace */
