@@ -5,7 +5,13 @@
  * policy: no retries, no logging above debug. Mutating calls are idempotent
  * and say whether they changed anything. A call returns only once its attempt
  * is over: on Errc::Timeout the command was killed and reaped, so what it did
- * (or not) is visible to the next read.
+ * (or not) is visible to the next read; only a tool or call stuck in the
+ * kernel on a device that does not answer is left behind (boundedCall), its
+ * outcome uncertain until the device answers again.
+ *
+ * Calls come from the daemon's worker threads, for different volumes at
+ * once: an adapter is safe to call concurrently, and one volume's calls
+ * never overlap (one episode per volume at a time).
  */
 #pragma once
 

@@ -6,8 +6,11 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <poll.h>
 #include <spawn.h>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 
 #include <sys/wait.h>
@@ -126,12 +129,39 @@ bool collect(int outFd, int errFd, Clock::time_point deadline, CommandOutput &ou
 	return true;
 }
 
-int reap(pid_t pid)
+/* After SIGKILL: how long a tool may take to be gone before it is left to a reaper. */
+constexpr std::chrono::seconds KilledGrace{ 5 };
+
+/* The exit status once `pid` is gone by `deadline`; nullopt while it is not. */
+std::optional<int> reapBy(pid_t pid, Clock::time_point deadline)
 {
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	for (;;) {
+		int status = 0;
+		const pid_t done = waitpid(pid, &status, WNOHANG);
+		if (done == pid || (done < 0 && errno != EINTR))
+			return status;
+		if (Clock::now() >= deadline)
+			return std::nullopt;
+		std::this_thread::sleep_for(std::chrono::milliseconds(5));
 	}
-	return status;
+}
+
+/*
+ * A tool killed while it waits in the kernel on a device that does not
+ * answer (a read through a dead nbd connection) cannot die until the
+ * kernel lets it: a thread of its own reaps it then, and the caller goes on.
+ */
+void leaveToReaper(pid_t pid)
+{
+	try {
+		std::thread([pid] {
+			int status = 0;
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+			}
+		}).detach();
+	} catch (const std::system_error &) {
+		/* No thread: it stays a zombie until the daemon exits. */
+	}
 }
 
 } /* namespace */
@@ -191,21 +221,34 @@ Result<CommandOutput> PosixCommandRunner::run(const Command &command)
 	err->write.reset();
 
 	CommandOutput output;
-	const bool finished =
-		collect(out->read.get(), err->read.get(), Clock::now() + command.timeout, output);
-	if (!finished)
+	const auto deadline = Clock::now() + command.timeout;
+	bool finished = collect(out->read.get(), err->read.get(), deadline, output);
+	/* Its output closed, it may still run: it has until the deadline to exit. */
+	std::optional<int> status = finished ? reapBy(pid, deadline) : std::nullopt;
+	finished = status.has_value();
+	if (!finished) {
 		kill(-pid, SIGKILL); /* the whole group: a tool's children die with it */
-	const int status = reap(pid);
+		status = reapBy(pid, Clock::now() + KilledGrace);
+	}
+	if (!status) {
+		leaveToReaper(pid);
+		return fail(Errc::Timeout,
+			    "'" + argv.front() + "' did not finish within " +
+				    std::to_string(command.timeout.count()) +
+				    " ms and was killed, but has not exited yet (it waits in the "
+				    "kernel, on a device that does not answer)",
+			    ETIMEDOUT);
+	}
 	if (!finished)
 		return fail(Errc::Timeout,
 			    "'" + argv.front() + "' did not finish within " +
 				    std::to_string(command.timeout.count()) + " ms and was killed",
 			    ETIMEDOUT);
 
-	if (WIFEXITED(status))
-		output.exitStatus = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		output.termSignal = WTERMSIG(status);
+	if (WIFEXITED(*status))
+		output.exitStatus = WEXITSTATUS(*status);
+	else if (WIFSIGNALED(*status))
+		output.termSignal = WTERMSIG(*status);
 	return output;
 }
 
