@@ -13,7 +13,7 @@
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "daemon/bus_api.hpp"
-#include "daemon/intent_files.hpp"
+#include "host/intent_files.hpp"
 #include "daemon/real_host.hpp"
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "common/sd_ptr.hpp"
-#include "daemon/intent_files.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/volume_work.hpp"
 #include "daemon/worker_pool.hpp"
+#include "host/intent_files.hpp"
 
 namespace rbdvolume::daemon {
 

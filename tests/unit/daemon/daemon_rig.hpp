@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "common/sd_ptr.hpp"
-#include "daemon/intent_files.hpp"
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/worker_pool.hpp"
 #include "fake_world.hpp"
+#include "host/intent_files.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
@@ -183,7 +183,7 @@ public:
 	Host host;
 	TestLoop loop;
 	daemon::SpecStore specs;
-	daemon::IntentFiles intents;
+	IntentFiles intents;
 	std::unique_ptr<daemon::WorkerPool> pool;
 	std::unique_ptr<daemon::Reconciler> reconciler;
 	unsigned readyCalls = 0;

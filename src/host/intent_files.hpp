@@ -12,7 +12,7 @@
 #include "common/result.hpp"
 #include "engine/model.hpp"
 
-namespace rbdvolume::daemon {
+namespace rbdvolume {
 
 class IntentFiles
 {
@@ -30,4 +30,4 @@ private:
 	std::string directory_;
 };
 
-} /* namespace rbdvolume::daemon */
+} /* namespace rbdvolume */

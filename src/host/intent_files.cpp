@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "daemon/intent_files.hpp"
+#include "host/intent_files.hpp"
 
 #include <filesystem>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include "common/volume_name.hpp"
 #include "host/fs_util.hpp"
 
-namespace rbdvolume::daemon {
+namespace rbdvolume {
 
 namespace {
 
@@ -53,4 +53,4 @@ void IntentFiles::remove(const std::string &volume) const
 	(void)unlink((directory_ + "/" + volume).c_str());
 }
 
-} /* namespace rbdvolume::daemon */
+} /* namespace rbdvolume */

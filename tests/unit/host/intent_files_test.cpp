@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Intent files: a round trip, atomic saves, and what loadAll() skips. */
-#include "daemon/intent_files.hpp"
+#include "host/intent_files.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "daemon_rig.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
 
 namespace {
+
+std::string readText(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream text;
+	text << in.rdbuf();
+	return text.str();
+}
 
 using Intents = std::map<std::string, Intent>;
 
@@ -29,7 +38,7 @@ std::set<std::string> filesIn(const std::string &dir)
 TEST(IntentFiles, RoundTrip)
 {
 	TempDir dir;
-	const daemon::IntentFiles intents(dir.path() + "/run/intent");
+	const IntentFiles intents(dir.path() + "/run/intent");
 	EXPECT_EQ(intents.loadAll(), Intents{}) << "no directory yet";
 
 	ASSERT_TRUE(intents.save("data", Intent::Up));
@@ -44,14 +53,14 @@ TEST(IntentFiles, RoundTrip)
 		  (Intents{ { "data", Intent::Down }, { "logs.1", Intent::Down } }));
 
 	/* Another instance on the same directory (a restarted daemon) reads the same. */
-	const daemon::IntentFiles again(dir.path() + "/run/intent");
+	const IntentFiles again(dir.path() + "/run/intent");
 	EXPECT_EQ(again.loadAll(), intents.loadAll());
 }
 
 TEST(IntentFiles, SaveLeavesNoTemporaryFile)
 {
 	TempDir dir;
-	const daemon::IntentFiles intents(dir.path());
+	const IntentFiles intents(dir.path());
 	for (int i = 0; i < 20; i++)
 		ASSERT_TRUE(intents.save("data", i % 2 == 0 ? Intent::Up : Intent::Down));
 	ASSERT_TRUE(intents.save("other", Intent::Up));
@@ -63,7 +72,7 @@ TEST(IntentFiles, SaveReportsAnUnwritableDirectory)
 {
 	TempDir dir;
 	dir.write("file", "not a directory");
-	const daemon::IntentFiles intents(dir.path() + "/file");
+	const IntentFiles intents(dir.path() + "/file");
 	EXPECT_FALSE(intents.save("data", Intent::Up));
 }
 
@@ -80,7 +89,7 @@ TEST(IntentFiles, SkipsJunk)
 	/* What an interrupted atomic save leaves: the name plus mkstemp's suffix. */
 	dir.write("data.tmpAb12Cd", "up\n");
 	std::filesystem::create_directories(dir.path() + "/subdir");
-	const daemon::IntentFiles intents(dir.path());
+	const IntentFiles intents(dir.path());
 	EXPECT_EQ(intents.loadAll(),
 		  (Intents{ { "up_plain", Intent::Up }, { "down_plain", Intent::Down } }));
 }
