@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * HostAdapters: the engine's ports over this machine, set up from the daemon
+ * config: what rbd-volumed runs on, and what rbd-volumectl takes a volume
+ * down with when the daemon is not running. The Ceph adapter is given: the
+ * daemon's talks to the cluster; a teardown needs none.
+ */
+#pragma once
+
+#include "engine/ports.hpp"
+#include "host/blkid_block_probe.hpp"
+#include "host/command_runner.hpp"
+#include "host/drivers/driver_tools.hpp"
+#include "host/drivers/krbd_mapper.hpp"
+#include "host/drivers/mapper_set.hpp"
+#include "host/drivers/nbd_mapper.hpp"
+#include "host/fs_tools.hpp"
+#include "host/fuse_mapper.hpp"
+#include "host/libmount_mount_table.hpp"
+#include "host/libmount_mounter.hpp"
+#include "host/ownership_files.hpp"
+#include "host/tool_config.hpp"
+#include "host/unit_control.hpp"
+#include "spec/daemon_config.hpp"
+
+namespace rbdvolume {
+
+DriverTools driverToolsOf(const DaemonConfig &config);
+ToolConfig toolConfigOf(const DaemonConfig &config);
+
+class HostAdapters
+{
+public:
+	HostAdapters(const DaemonConfig &config, Cluster &cluster);
+	HostAdapters(const HostAdapters &) = delete;
+	HostAdapters &operator=(const HostAdapters &) = delete;
+	HostAdapters(HostAdapters &&) = delete;
+	HostAdapters &operator=(HostAdapters &&) = delete;
+	~HostAdapters() = default;
+
+	Host &host() { return host_; }
+
+private:
+	PosixCommandRunner runner_;
+	SystemctlUnits units_;
+	KrbdMapper krbd_;
+	NbdMapper nbd_;
+	FuseMapper fuse_;
+	MapperSet mappers_;
+	LibmountMountTable table_;
+	LibmountMounter mounter_;
+	BlkidBlockProbe probe_;
+	ToolFormatter formatter_;
+	OwnershipFiles records_;
+	Host host_;
+};
+
+} /* namespace rbdvolume */
