@@ -211,6 +211,22 @@ Result<std::string> BusClient::daemonUniqueName()
 	return std::string(owner);
 }
 
+Result<bool> BusClient::daemonRunning()
+{
+	ScopedBusError error;
+	sd_bus_message *raw = nullptr;
+	const int r = sd_bus_call_method(bus_.get(), "org.freedesktop.DBus",
+					 "/org/freedesktop/DBus", "org.freedesktop.DBus",
+					 "GetNameOwner", error.get(), &raw, "s", bus::ServiceName);
+	const MessagePtr reply(raw);
+	if (r >= 0)
+		return true;
+	if (error.isSet() &&
+	    std::string_view(error.name()) == "org.freedesktop.DBus.Error.NameHasNoOwner")
+		return false;
+	return callFailed(error, r, "cannot find rbd-volumed on the bus");
+}
+
 Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &settings)
 {
 	/* Watch first, call second: no step can pass unseen between the two. */

@@ -45,6 +45,9 @@ public:
 	/* Manager.Reconcile of `name`, or of every volume when it is "". */
 	Result<void> reconcile(const std::string &name, const WaitSettings &settings);
 
+	/* Whether org.rbdvolume1 has an owner now (never starts the daemon). */
+	Result<bool> daemonRunning();
+
 	/* Manager.Reload. */
 	Result<void> reload(const WaitSettings &settings);
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "common/text_escape.hpp"
 #include "cli/verbs.hpp"
 #include "common/errno_text.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume::cli {
 
@@ -70,10 +70,11 @@ Error errorFromDBus(std::string_view shortName, std::string_view name, std::stri
 		return daemonUnreachable("nothing owns org.rbdvolume1 on the system bus");
 	if (shortName == "Disconnected" || shortName == "NoServer")
 		return daemonUnreachable(orFallback(message, "disconnected from the system bus"));
+	/* We never set a call timeout: no reply means the daemon left the bus mid-call. */
 	if (shortName == "NoReply")
 		return Error{ Errc::Timeout,
 			      "no reply from rbd-volumed (" + orFallback(message, "no reply") + ")",
-			      0 };
+			      ECONNRESET };
 	if (shortName == "InvalidArgs")
 		return Error{ Errc::InvalidArgument, orFallback(message, "invalid arguments"), 0 };
 	if (shortName == "UnknownObject")
@@ -96,7 +97,8 @@ Error errorFromBus(std::string_view name, std::string_view message)
 		const std::string_view shortName = name.substr(DaemonPrefix.size());
 		for (const KnownError &known : DaemonErrors) {
 			if (known.name == shortName)
-				return Error{ known.code, orFallback(message, known.fallback), 0 };
+				return Error{ known.code, orFallback(message, known.fallback),
+					      shortName == "ShuttingDown" ? ESHUTDOWN : 0 };
 		}
 		/* One this rbd-volumectl does not know yet: its message says enough. */
 		return Error{ Errc::Io, orFallback(message, name), 0 };
@@ -128,6 +130,12 @@ Error daemonUnreachable(std::string_view detail)
 		      "cannot reach rbd-volumed (" + std::string(detail) + "); " +
 			      std::string(RunningHint),
 		      EHOSTUNREACH };
+}
+
+bool isDaemonGone(const Error &error)
+{
+	return (error.code == Errc::Timeout && error.sysErrno == ECONNRESET) ||
+	       (error.code == Errc::Busy && error.sysErrno == ESHUTDOWN);
 }
 
 bool isDaemonUnreachable(const Error &error)

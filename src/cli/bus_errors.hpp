@@ -40,6 +40,13 @@ Error daemonUnreachable(std::string_view detail);
 
 bool isDaemonUnreachable(const Error &error);
 
+/*
+ * The daemon went away while the call waited (NoReply: it was killed or
+ * stopped), or it was stopping (ShuttingDown): a call worth making again
+ * once it is back, since up and down are idempotent.
+ */
+bool isDaemonGone(const Error &error);
+
 /* The exit code of a verb that failed with `error` (see verbs.hpp). */
 int exitCodeFor(const Error &error);
 

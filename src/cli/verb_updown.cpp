@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl up NAME`, `down NAME`: the intent of one volume, waiting for it by default. */
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "cli/bus_client.hpp"
 #include "cli/bus_errors.hpp"
+#include "cli/offline_down.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 
@@ -12,11 +15,80 @@ namespace rbdvolume::cli {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr std::string_view Synopsis =
 	"NAME [--no-wait] [--timeout SECONDS] [--progress] [--verbose]";
 
+/* A daemon that went away mid-call (killed, restarted) is asked again, this often at most. */
+constexpr unsigned MaxAttempts = 8;
+constexpr std::chrono::milliseconds Pause{ 500 };
+
+/*
+ * Down with no daemon on the bus: asking would have the bus start one, and
+ * systemd would start it only after the stop of rbd-volume@NAME now
+ * running. So it is done here, unless a daemon holds its lock (starting:
+ * then ask it, a moment later).
+ */
+Result<bool> downHereIfNoDaemon(BusClient &bus, const std::string &name)
+{
+	auto running = bus.daemonRunning();
+	if (!running)
+		return tl::make_unexpected(running.error());
+	if (*running)
+		return false;
+	auto done = downWithoutDaemon(name);
+	if (!done)
+		return tl::make_unexpected(done.error());
+	return *done == OfflineDown::Done;
+}
+
+/*
+ * Up and down are idempotent: a daemon that went away while the call
+ * waited (killed, restarted) is asked again once it is back, so the exit
+ * status says what happened to the volume, not to the daemon.
+ */
+Result<void> setIntent(const char *member, const std::string &name, bool wait,
+		       WaitSettings settings)
+{
+	const bool down = std::string_view(member) == "Down";
+	const auto deadline =
+		settings.timeoutSeconds == 0
+			? Clock::time_point::max()
+			: Clock::now() + std::chrono::seconds(settings.timeoutSeconds);
+	Result<void> done = fail(Errc::Internal, "not tried");
+	for (unsigned attempt = 0; attempt < MaxAttempts; attempt++) {
+		if (attempt > 0) {
+			if (Clock::now() + Pause >= deadline)
+				break;
+			std::this_thread::sleep_for(Pause);
+		}
+		/* A call's wait ends its connection (sd-bus closes it with the loop): one each. */
+		auto bus = BusClient::open();
+		if (!bus)
+			return tl::make_unexpected(bus.error());
+		if (down) {
+			auto here = downHereIfNoDaemon(*bus, name);
+			if (!here)
+				return tl::make_unexpected(here.error());
+			if (*here)
+				return {};
+		}
+		if (settings.timeoutSeconds != 0) {
+			const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+				deadline - Clock::now());
+			settings.timeoutSeconds =
+				static_cast<uint64_t>(std::max<int64_t>(1, left.count()));
+		}
+		done = bus->setIntent(member, name, wait, settings);
+		if (done || !isDaemonGone(done.error()))
+			return done;
+	}
+	return done;
+}
+
 /* `verb` is "up" or "down"; `member` the Manager method it calls. */
-int setIntent(std::string_view verb, const char *member, std::span<const std::string_view> args)
+int runVerb(std::string_view verb, const char *member, std::span<const std::string_view> args)
 {
 	const auto options = parseVerbOptions(args, OptionNoWait | OptionTimeout | OptionProgress |
 							    OptionVerbose);
@@ -30,9 +102,7 @@ int setIntent(std::string_view verb, const char *member, std::span<const std::st
 	settings.timeoutSeconds = options->timeoutSeconds;
 	settings.progress = options->wait && wantProgress(*options);
 	settings.volume = *name;
-	auto bus = BusClient::open();
-	const Result<void> done = bus ? bus->setIntent(member, *name, options->wait, settings)
-				      : Result<void>(tl::make_unexpected(bus.error()));
+	const Result<void> done = setIntent(member, *name, options->wait, settings);
 	if (!done)
 		return reportFailure(std::string(verb) + " " + *name, done.error());
 	if (options->verbose)
@@ -45,12 +115,12 @@ int setIntent(std::string_view verb, const char *member, std::span<const std::st
 
 int verbUp(std::span<const std::string_view> args)
 {
-	return setIntent("up", "Up", args);
+	return runVerb("up", "Up", args);
 }
 
 int verbDown(std::span<const std::string_view> args)
 {
-	return setIntent("down", "Down", args);
+	return runVerb("down", "Down", args);
 }
 
 } /* namespace rbdvolume::cli */

@@ -16,6 +16,8 @@ inline constexpr std::string_view RuntimeDir = "/run/rbd-volume";
 inline constexpr std::string_view StagingRoot = "/run/rbd-volume/staging";
 inline constexpr std::string_view OwnershipDir = "/run/rbd-volume/owned";
 inline constexpr std::string_view IntentDir = "/run/rbd-volume/intent";
+/* Held by rbd-volumed for its life; `rbd-volumectl down` acts alone only without it. */
+inline constexpr std::string_view DaemonLock = "/run/rbd-volume/rbd-volumed.lock";
 
 /* The staging path a spec gets when it names none. */
 std::string defaultStagingPath(std::string_view volumeName);

@@ -4,21 +4,24 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <fcntl.h>
 #include <pthread.h>
 
+#include <sys/file.h>
 #include <sys/inotify.h>
 
 #include <systemd/sd-daemon.h>
 
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
+#include "common/unique_fd.hpp"
 #include "daemon/bus_api.hpp"
-#include "host/intent_files.hpp"
 #include "daemon/real_host.hpp"
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/worker_pool.hpp"
 #include "host/fs_util.hpp"
+#include "host/intent_files.hpp"
 #include "host/mount_monitor.hpp"
 #include "spec/spec_locate.hpp"
 
@@ -139,6 +142,31 @@ Result<void> makeRuntimeDirectories()
 	return {};
 }
 
+/*
+ * The daemon's lock, held for its life: `rbd-volumectl down` takes a volume
+ * down by itself only while no daemon holds it. One running such a teardown
+ * now is waited for; it is bounded like any step.
+ */
+Result<UniqueFd> lockDaemon()
+{
+	const std::string path(paths::DaemonLock);
+	UniqueFd lock(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+	if (!lock.valid())
+		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
+	if (flock(lock.get(), LOCK_EX | LOCK_NB) == 0)
+		return lock;
+	if (errno != EWOULDBLOCK)
+		return fail(Errc::Io, "cannot lock " + path + ": " + errnoText(errno), errno);
+	std::fprintf(stderr, "<5>waiting for rbd-volumectl to finish taking a volume down\n");
+	(void)sd_notify(0, "STATUS=Waiting for rbd-volumectl to finish taking a volume down");
+	while (flock(lock.get(), LOCK_EX) < 0) {
+		if (errno != EINTR)
+			return fail(Errc::Io, "cannot lock " + path + ": " + errnoText(errno),
+				    errno);
+	}
+	return lock;
+}
+
 class Daemon
 {
 public:
@@ -167,6 +195,7 @@ private:
 	std::unique_ptr<MountMonitor> monitor_;
 	std::vector<SourcePtr> sources_;
 	Loop loop_;
+	UniqueFd lock_;
 };
 
 Result<void> Daemon::setUpEvents()
@@ -279,6 +308,10 @@ Result<void> Daemon::run()
 {
 	if (auto made = makeRuntimeDirectories(); !made)
 		return made;
+	auto lock = lockDaemon();
+	if (!lock)
+		return tl::make_unexpected(lock.error());
+	lock_ = std::move(*lock);
 	if (auto events = setUpEvents(); !events)
 		return events;
 	reconciler_ = std::make_unique<Reconciler>(

@@ -212,6 +212,33 @@ TEST_F(CliBus, EveryDaemonErrorIsExitOne)
 	}
 }
 
+/* The daemon killed while `up` waited: asked again once it is back, the exit status is the volume's. */
+TEST_F(CliBus, UpIsAskedAgainWhenTheDaemonLeftMidCall)
+{
+	for (const char *gone :
+	     { "org.freedesktop.DBus.Error.NoReply", "org.rbdvolume1.Error.ShuttingDown" }) {
+		daemon().clearCalls();
+		ReplyPlan left{ {}, gone, "Message recipient disconnected", false, 0 };
+		left.once = true;
+		daemon().plan("Up", "db", left);
+		const CtlResult result = ctl({ "up", "db" });
+		EXPECT_EQ(result.exitCode, 0) << gone << ": " << result.err;
+		EXPECT_EQ(daemon().calls(),
+			  (std::vector<std::string>{ "Up db wait", "Up db wait" }))
+			<< gone;
+	}
+}
+
+/* Any other failure is final: never asked twice. */
+TEST_F(CliBus, AFailureOfTheVolumeIsNotRetried)
+{
+	daemon().clearCalls();
+	daemon().plan("Up", "db",
+		      ReplyPlan{ {}, "org.rbdvolume1.Error.Conflict", "refused", false, 0 });
+	EXPECT_EQ(ctl({ "up", "db" }).exitCode, 1);
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Up db wait" });
+}
+
 TEST_F(CliBus, AMessageOfSeveralLinesKeepsThemButNoOtherControls)
 {
 	daemon().plan("Up", "db",

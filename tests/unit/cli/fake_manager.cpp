@@ -69,7 +69,10 @@ struct FakeManager::Server {
 		const auto found = owner->plans_.find({ member, name });
 		if (found == owner->plans_.end())
 			return std::nullopt;
-		return found->second;
+		ReplyPlan plan = found->second;
+		if (plan.once)
+			owner->plans_.erase(found);
+		return plan;
 	}
 
 	std::string setUp(const std::string &address, int stopFd);

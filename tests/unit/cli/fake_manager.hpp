@@ -24,6 +24,7 @@ struct ReplyPlan {
 	std::string errorMessage;
 	bool neverReply = false;
 	uint64_t replyDelayUsec = 0; /* after the activities, before the reply */
+	bool once = false;	     /* the next call only; later ones get the default answer */
 };
 
 class FakeManager

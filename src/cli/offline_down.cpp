@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cli/offline_down.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+
+#include <sys/file.h>
+
+#include "common/errno_text.hpp"
+#include "common/paths.hpp"
+#include "common/unique_fd.hpp"
+#include "engine/reconcile.hpp"
+#include "host/drivers/host_adapters.hpp"
+#include "host/fs_util.hpp"
+#include "host/intent_files.hpp"
+#include "spec/spec_locate.hpp"
+#include "spec/spec_parser.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+/* A teardown never reaches the cluster: unmounts and unmaps are local. */
+class NoCluster : public Cluster
+{
+public:
+	Result<Change> ensureImage(const VolumeSpec &spec) override
+	{
+		return fail(Errc::Internal, "a teardown does not create " + spec.image.display());
+	}
+	Result<void> checkSoleWriter(const VolumeSpec &spec) override
+	{
+		return fail(Errc::Internal, "a teardown does not map " + spec.image.display());
+	}
+};
+
+Result<VolumeSpec> specOf(const std::string &name)
+{
+	auto file = locateSpec(name, defaultSpecDirs());
+	if (!file)
+		return tl::make_unexpected(file.error());
+	SpecOutcome outcome = loadVolumeSpec(*file);
+	if (!outcome.ok())
+		return fail(Errc::InvalidArgument,
+			    "the spec is invalid: " + outcome.diagnostics.front().format());
+	return std::move(outcome.spec);
+}
+
+std::string conflictsText(const std::vector<Conflict> &conflicts)
+{
+	std::string text;
+	for (const Conflict &conflict : conflicts)
+		text += std::string(text.empty() ? "" : "; ") + conflictKindName(conflict.kind) +
+			" " + conflict.subject + ": " + conflict.detail;
+	return text;
+}
+
+} /* namespace */
+
+Result<OfflineDown> downWithoutDaemon(const std::string &name)
+{
+	if (auto made = makeDirectories(std::string(paths::RuntimeDir), 0755); !made)
+		return tl::make_unexpected(made.error());
+	const std::string lockPath(paths::DaemonLock);
+	const UniqueFd lock(
+		open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+	if (!lock.valid())
+		return fail(Errc::Io, "cannot open " + lockPath + ": " + errnoText(errno), errno);
+	if (flock(lock.get(), LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return OfflineDown::DaemonRuns;
+		return fail(Errc::Io, "cannot lock " + lockPath + ": " + errnoText(errno), errno);
+	}
+
+	const DaemonConfigOutcome config = loadDaemonConfig(std::string(paths::DaemonConfig));
+	if (!config.ok())
+		return fail(Errc::InvalidArgument,
+			    "the daemon config is invalid: " + config.diagnostics.front().format());
+	auto spec = specOf(name);
+	if (!spec)
+		return tl::make_unexpected(spec.error());
+	/* First the intent: a daemon that starts later keeps the volume down. */
+	if (auto saved = IntentFiles(std::string(paths::IntentDir)).save(name, Intent::Down);
+	    !saved)
+		return tl::make_unexpected(saved.error());
+
+	NoCluster cluster;
+	HostAdapters adapters(config.config, cluster);
+	const DesiredVolume desired{ *spec, Intent::Down };
+	for (unsigned pass = 0; pass < config.config.maxPassesPerTrigger; pass++) {
+		auto snapshot = takeSnapshot(adapters.host());
+		if (!snapshot)
+			return tl::make_unexpected(snapshot.error());
+		auto outcome = reconcilePass(adapters.host(), *snapshot, desired, {});
+		if (!outcome)
+			return tl::make_unexpected(outcome.error());
+		if (const Error *failed = outcome->report.firstError())
+			return tl::make_unexpected(*failed);
+		if (outcome->plan.empty()) {
+			if (!outcome->plan.conflicts.empty())
+				return fail(Errc::Conflict,
+					    "refused: " + conflictsText(outcome->plan.conflicts));
+			return OfflineDown::Done;
+		}
+	}
+	return fail(Errc::Internal, "not down after " +
+					    std::to_string(config.config.maxPassesPerTrigger) +
+					    " passes");
+}
+
+} /* namespace rbdvolume::cli */
