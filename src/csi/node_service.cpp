@@ -295,16 +295,17 @@ grpc::Status NodeService::publish(const grpc::ServerContext *context,
 		return fromError(ok.error());
 	if (auto ok = checkPath("target_path", request.target_path()); !ok)
 		return fromError(ok.error());
+	/* A missing required field is INVALID_ARGUMENT, whatever else is missing too. */
+	auto capability = capabilityOf("volume_capability", request.has_volume_capability(),
+				       request.volume_capability());
+	if (!capability)
+		return fromError(capability.error());
 	if (request.staging_target_path().empty())
 		return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
 				  "staging_target_path is required: this plugin stages volumes "
 				  "(STAGE_UNSTAGE_VOLUME)");
 	if (auto ok = checkPath("staging_target_path", request.staging_target_path()); !ok)
 		return fromError(ok.error());
-	auto capability = capabilityOf("volume_capability", request.has_volume_capability(),
-				       request.volume_capability());
-	if (!capability)
-		return fromError(capability.error());
 
 	const std::string name = volumeNameFor(id);
 	grpc::Status busy;
@@ -418,14 +419,17 @@ grpc::Status NodeService::stats(const v1::NodeGetVolumeStatsRequest &request,
 	if (auto ok = checkVolumeId(id); !ok)
 		return fromError(ok.error());
 	const std::string &path = request.volume_path();
-	if (auto ok = checkPath("volume_path", path); !ok)
-		return fromError(ok.error());
+	if (path.empty())
+		return fromError(checkPath("volume_path", path).error());
+	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
 	const std::string name = volumeNameFor(id);
 	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
 	if (!*staged)
 		return notStaged(id);
+	if (auto ok = checkPath("volume_path", path); !ok)
+		return fromError(ok.error());
 	if (!isVolumePath(**staged, path))
 		return withStatus(grpc::StatusCode::NOT_FOUND,
 				  "volume " + id + " is not at " + path);
@@ -478,18 +482,21 @@ grpc::Status NodeService::expand(const grpc::ServerContext *context,
 	const std::string &id = request.volume_id();
 	if (auto ok = checkVolumeId(id); !ok)
 		return fromError(ok.error());
-	if (auto ok = checkPath("volume_path", request.volume_path()); !ok)
-		return fromError(ok.error());
+	if (request.volume_path().empty())
+		return fromError(checkPath("volume_path", request.volume_path()).error());
 	const std::string name = volumeNameFor(id);
 	grpc::Status busy;
 	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
 	if (!held)
 		return busy;
+	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
 	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
 	if (!*staged)
 		return notStaged(id);
+	if (auto ok = checkPath("volume_path", request.volume_path()); !ok)
+		return fromError(ok.error());
 	if (!isVolumePath(**staged, request.volume_path()))
 		return withStatus(grpc::StatusCode::NOT_FOUND,
 				  "volume " + id + " is not at " + request.volume_path());

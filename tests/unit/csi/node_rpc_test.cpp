@@ -123,6 +123,9 @@ TEST(NodeRpc, OtherCallsCheckTheirRequiredFields)
 	publish.clear_staging_target_path();
 	EXPECT_EQ(rig.publish(publish).error_code(), Code::FAILED_PRECONDITION)
 		<< "CSI: staging target path not set";
+	/* Both missing: the required field wins, as conformance tools check. */
+	publish.clear_volume_capability();
+	EXPECT_EQ(rig.publish(publish).error_code(), Code::INVALID_ARGUMENT);
 
 	v1::NodeGetVolumeStatsRequest stats;
 	v1::NodeGetVolumeStatsResponse statsResponse;
@@ -173,6 +176,17 @@ TEST(NodeRpc, UnknownVolumes)
 	expand.set_volume_id(VolumeId);
 	expand.set_volume_path(target);
 	v1::NodeExpandVolumeResponse expandResponse;
+	EXPECT_EQ(rig.node()
+			  .NodeExpandVolume(RpcRig::context().get(), expand, &expandResponse)
+			  .error_code(),
+		  Code::NOT_FOUND);
+	/* Unknown is NOT_FOUND before the form of the path is looked at. */
+	stats.set_volume_path("relative/path");
+	EXPECT_EQ(rig.node()
+			  .NodeGetVolumeStats(RpcRig::context().get(), stats, &statsResponse)
+			  .error_code(),
+		  Code::NOT_FOUND);
+	expand.set_volume_path("relative/path");
 	EXPECT_EQ(rig.node()
 			  .NodeExpandVolume(RpcRig::context().get(), expand, &expandResponse)
 			  .error_code(),
