@@ -87,6 +87,13 @@ public:
 	virtual Result<std::vector<std::string>> orphans() = 0;
 	/* Stops the volume's orphan mapper and drops its files; Unchanged when there is none. */
 	virtual Result<Change> stopOrphan(const VolumeSpec &spec) = 0;
+	/*
+	 * A device that does not follow its image's size by itself is told to
+	 * (fuse: the loop re-reads rbd-fuse's file). It asks the mapper's server,
+	 * so it is called before a pass that acts, never from an observation
+	 * alone; Changed when the device grew.
+	 */
+	virtual Result<Change> followImageSize(const VolumeSpec &spec) = 0;
 };
 
 class Cluster

@@ -18,6 +18,9 @@ Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot, const Des
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 				  const DesiredVolume &desired, const StepHook &onStep)
 {
+	/* Before observing: a device that lags its image would hide a grow. */
+	if (desired.intent == Intent::Up)
+		(void)host.mapper.followImageSize(desired.spec);
 	auto pass = planPass(host, snapshot, desired);
 	if (!pass)
 		return pass;

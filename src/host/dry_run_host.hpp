@@ -39,6 +39,11 @@ private:
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	/* A dry run never asks a mapper's server. */
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;

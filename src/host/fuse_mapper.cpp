@@ -23,7 +23,7 @@ namespace rbdvolume {
 
 namespace {
 
-/* A stat of an image file through a stalled rbd-fuse: a survey waits no longer. */
+/* A stat of an image file through a stalled rbd-fuse: a pass waits no longer. */
 constexpr std::chrono::milliseconds SizeStatLimit{ 1000 };
 
 /*
@@ -199,13 +199,22 @@ std::string FuseMapper::faultOf(const std::string &volume, const LoopInfo &loop)
 /*
  * krbd and nbd devices follow an image that grew by themselves; a loop
  * device over rbd-fuse's file does not until it is told (losetup -c). The
- * file's size comes from rbd-fuse: asked on a thread of its own, briefly.
+ * file's size comes from rbd-fuse, which asks the cluster (rbd_list) for
+ * it: on a thread of its own, briefly, and only for a healthy mapping.
  */
-void FuseMapper::followImageSize(const std::string &volume, const LoopInfo &loop) const
+Result<Change> FuseMapper::followImageSize(const VolumeSpec &spec)
 {
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
+	const auto found = ours.find(spec.name);
+	if (found == ours.end() || !faultOf(spec.name, found->second).empty())
+		return Change::Unchanged;
+	const LoopInfo &loop = found->second;
 	const std::string file = loop.backingFile;
 	auto size =
-		boundedCall<uint64_t>("fuse-size:" + volume, SizeStatLimit,
+		boundedCall<uint64_t>("fuse-size:" + spec.name, SizeStatLimit,
 				      "reading the size of " + file, [file]() -> Result<uint64_t> {
 					      struct stat st {
 					      };
@@ -214,14 +223,16 @@ void FuseMapper::followImageSize(const std::string &volume, const LoopInfo &loop
 					      return static_cast<uint64_t>(st.st_size);
 				      });
 	if (!size)
-		return;
-	const std::string name = baseName(loop.device);
-	auto sectors = readFile("/sys/block/" + name + "/size");
+		return tl::make_unexpected(size.error());
+	auto sectors = readFile("/sys/block/" + baseName(loop.device) + "/size");
 	if (!sectors || !*sectors)
-		return;
+		return Change::Unchanged;
 	const uint64_t deviceBytes = std::strtoull((*sectors)->c_str(), nullptr, 10) * 512;
-	if (*size > deviceBytes)
-		(void)refreshLoopSize(loop.device);
+	if (*size <= deviceBytes)
+		return Change::Unchanged;
+	if (auto refreshed = refreshLoopSize(loop.device); !refreshed)
+		return tl::make_unexpected(refreshed.error());
+	return Change::Changed;
 }
 
 Result<std::vector<MappedImage>> FuseMapper::list()
@@ -248,7 +259,6 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 		image.owner = volume;
 		image.fault = faultOf(volume, loop);
 		if (image.fault.empty() && !config_.observeOnly) {
-			followImageSize(volume, loop);
 			/* Attached just before a crash, unrecorded: record it now. */
 			struct stat st {
 			};

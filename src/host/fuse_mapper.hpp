@@ -62,6 +62,12 @@ public:
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	/*
+	 * A loop over rbd-fuse's file does not follow the image (losetup -c
+	 * does): the file's size is asked of rbd-fuse (a synchronous FUSE
+	 * getattr, bounded), so never from list().
+	 */
+	Result<Change> followImageSize(const VolumeSpec &spec) override;
 
 	static constexpr const char *UnitTemplate = "rbd-fuse";
 
@@ -69,7 +75,6 @@ private:
 	/* Our loops by volume, from sysfs and the records; no I/O through rbd-fuse. */
 	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
-	void followImageSize(const std::string &volume, const LoopInfo &loop) const;
 	Result<void> waitForImage(const VolumeSpec &spec);
 	Result<void> recordLoop(const std::string &volume, const std::string &device);
 	void dropFiles(const std::string &volume);

@@ -124,6 +124,11 @@ public:
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	/* Fake devices follow their image at once (resizeImage). */
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */

@@ -31,6 +31,10 @@ public:
 	{
 		return Change::Unchanged;
 	}
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<Change> ensureImage(const VolumeSpec &spec) override;
 	/* Loop "images" have no other clients. */
 	Result<void> checkSoleWriter(const VolumeSpec & /*spec*/) override { return {}; }

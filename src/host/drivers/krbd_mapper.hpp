@@ -34,6 +34,11 @@ public:
 	{
 		return Change::Unchanged;
 	}
+	/* krbd devices follow their image's size (the kernel watches the header). */
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 
 private:
 	Result<std::string> mappedDevice(const VolumeSpec &spec, const CommandOutput &output);

@@ -58,6 +58,20 @@ Result<Change> MapperSet::stopOrphan(const VolumeSpec &spec)
 	return change;
 }
 
+Result<Change> MapperSet::followImageSize(const VolumeSpec &spec)
+{
+	/* Each driver says Unchanged for what is not its own. */
+	Change change = Change::Unchanged;
+	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
+		auto followed = mapper->followImageSize(spec);
+		if (!followed)
+			return followed;
+		if (*followed == Change::Changed)
+			change = Change::Changed;
+	}
+	return change;
+}
+
 Result<std::string> MapperSet::map(const VolumeSpec &spec)
 {
 	return driver(chooseDriver(roots_, spec.map.driver)).map(spec);

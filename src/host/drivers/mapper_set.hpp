@@ -25,6 +25,7 @@ public:
 	Result<std::vector<std::string>> orphans() override;
 	/* Each driver stops what it left of the volume. */
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	Result<Change> followImageSize(const VolumeSpec &spec) override;
 
 private:
 	Mapper &driver(Driver which);

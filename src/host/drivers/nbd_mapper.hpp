@@ -45,6 +45,11 @@ public:
 	 */
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	/* rbd-nbd resizes its device when the image grows. */
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 
 	static constexpr const char *UnitTemplate = "rbd-nbd";
 

@@ -23,6 +23,10 @@ public:
 	{
 		return Change::Unchanged;
 	}
+	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	{
+		return Change::Unchanged;
+	}
 	Result<std::string> map(const VolumeSpec &spec) override
 	{
 		MappedImage image{ spec.image.pool,
