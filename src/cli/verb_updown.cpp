@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl up NAME`, `down NAME`: the intent of one volume, waiting for it by default. */
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -20,8 +21,11 @@ using Clock = std::chrono::steady_clock;
 constexpr std::string_view Synopsis =
 	"NAME [--no-wait] [--timeout SECONDS] [--progress] [--verbose]";
 
-/* A daemon that went away mid-call (killed, restarted) is asked again, this often at most. */
-constexpr unsigned MaxAttempts = 8;
+/*
+ * A daemon that went away mid-call (killed, restarted) is asked again for
+ * this long: systemd restarts it after a second, then it reads its specs.
+ */
+constexpr std::chrono::seconds Patience{ 60 };
 constexpr std::chrono::milliseconds Pause{ 500 };
 
 /*
@@ -56,10 +60,11 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 		settings.timeoutSeconds == 0
 			? Clock::time_point::max()
 			: Clock::now() + std::chrono::seconds(settings.timeoutSeconds);
+	const auto patience = std::min(deadline, Clock::now() + Patience);
 	Result<void> done = fail(Errc::Internal, "not tried");
-	for (unsigned attempt = 0; attempt < MaxAttempts; attempt++) {
-		if (attempt > 0) {
-			if (Clock::now() + Pause >= deadline)
+	for (bool first = true;; first = false) {
+		if (!first) {
+			if (Clock::now() + Pause >= patience)
 				break;
 			std::this_thread::sleep_for(Pause);
 		}
