@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "engine/reconcile.hpp"
 
+#include <algorithm>
+
 #include "engine/diff.hpp"
 
 namespace rbdvolume {
@@ -15,11 +17,23 @@ Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot, const Des
 	return PassOutcome{ std::move(*observed), std::move(plan), {} };
 }
 
+namespace {
+
+bool isMapped(const HostSnapshot &snapshot, const ImageSpec &image)
+{
+	const auto &named = snapshot.mappingsNamed(image.name);
+	return std::any_of(named.begin(), named.end(), [&](size_t index) {
+		return mapsImage(snapshot.mappings()[index], image);
+	});
+}
+
+} /* namespace */
+
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 				  const DesiredVolume &desired, const StepHook &onStep)
 {
-	/* Before observing: a device that lags its image would hide a grow. */
-	if (desired.intent == Intent::Up)
+	/* Before observing: a mapped device that lags its image would hide a grow. */
+	if (desired.intent == Intent::Up && isMapped(snapshot, desired.spec.image))
 		(void)host.mapper.followImageSize(desired.spec);
 	auto pass = planPass(host, snapshot, desired);
 	if (!pass)

@@ -65,15 +65,14 @@ Result<Change> DryRunHost::stopOrphan(const VolumeSpec &spec)
 	return refused("stop the orphan mapper of " + spec.name);
 }
 
-std::optional<std::vector<pid_t>> DryRunHost::processes(const std::string &templateName,
-							const std::string &instance)
-{
-	return cgroupProcesses(unitName(templateName, instance));
-}
-
 Result<void> DryRunHost::start(const std::string &templateName, const std::string &instance)
 {
 	return refused("start " + unitName(templateName, instance));
+}
+
+Result<void> DryRunHost::reload(const std::string &templateName, const std::string &instance)
+{
+	return refused("reload " + unitName(templateName, instance));
 }
 
 Result<void> DryRunHost::stop(const std::string &templateName, const std::string &instance)

@@ -54,8 +54,7 @@ private:
 	Result<void> save(const std::string &volume, const Ownership &record) override;
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
-	std::optional<std::vector<pid_t>> processes(const std::string &templateName,
-						    const std::string &instance) override;
+	Result<void> reload(const std::string &templateName, const std::string &instance) override;
 
 	LibmountMountTable table_;
 	BlkidBlockProbe probe_;

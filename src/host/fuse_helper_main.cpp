@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rbd-volume-fuse-helper NAME: what rbd-fuse@NAME.service runs. It reads the
+ * rbd-volume-fuse-helper NAME: what rbd-fuse@NAME.service runs (and, with
+ * --follow-size, its reload: the loop follows a grown image). It reads the
  * volume's config, prepares its private mount point (clearing a FUSE mount
  * left dead by a crashed rbd-fuse), and execs rbd-fuse in the foreground so
  * systemd supervises rbd-fuse itself.
@@ -18,6 +19,7 @@
 #include "common/errno_text.hpp"
 #include "common/volume_name.hpp"
 #include "host/fs_util.hpp"
+#include "host/fuse_mapper.hpp"
 #include "host/fuse_volume.hpp"
 
 namespace {
@@ -25,7 +27,8 @@ namespace {
 int usage()
 {
 	std::fprintf(stderr,
-		     "Usage: rbd-volume-fuse-helper [--runtime-dir DIR] [--rbd-fuse PATH] NAME\n");
+		     "Usage: rbd-volume-fuse-helper [--runtime-dir DIR] [--rbd-fuse PATH] NAME\n"
+		     "       rbd-volume-fuse-helper [--runtime-dir DIR] --follow-size NAME\n");
 	return 2;
 }
 
@@ -39,9 +42,12 @@ int runHelper(int argc, char *argv[])
 	std::string runtimeDir = "/run/rbd-volume/fuse";
 	std::string rbdFuse = "/usr/bin/rbd-fuse";
 	std::string name;
+	bool followSize = false;
 	const std::vector<std::string> args(argv + 1, argv + argc);
 	for (size_t i = 0; i < args.size(); i++) {
-		if (args[i] == "--runtime-dir" && i + 1 < args.size())
+		if (args[i] == "--follow-size")
+			followSize = true;
+		else if (args[i] == "--runtime-dir" && i + 1 < args.size())
 			runtimeDir = args[++i];
 		else if (args[i] == "--rbd-fuse" && i + 1 < args.size())
 			rbdFuse = args[++i];
@@ -59,6 +65,20 @@ int runHelper(int argc, char *argv[])
 	}
 
 	const FusePaths paths{ runtimeDir };
+	if (followSize) {
+		auto followed = followLoopSize(paths, name);
+		if (!followed) {
+			std::fprintf(stderr, "rbd-volume-fuse-helper: %s\n",
+				     followed.error().message.c_str());
+			return 1;
+		}
+		if (*followed == Change::Changed)
+			std::fprintf(stderr,
+				     "rbd-volume-fuse-helper: %s: the loop device follows the "
+				     "grown image\n",
+				     name.c_str());
+		return 0;
+	}
 	auto text = readFile(paths.config(name));
 	if (!text || !*text) {
 		std::fprintf(stderr, "rbd-volume-fuse-helper: cannot read %s\n",
@@ -83,6 +103,14 @@ int runHelper(int argc, char *argv[])
 		return 1;
 	}
 
+	/* exec keeps the pid: so the daemon knows rbd-fuse's without asking systemd. */
+	if (auto written =
+		    writeFileAtomic(paths.pidFile(name), std::to_string(getpid()) + "\n", 0600);
+	    !written) {
+		std::fprintf(stderr, "rbd-volume-fuse-helper: %s\n",
+			     written.error().message.c_str());
+		return 1;
+	}
 	std::vector<std::string> fuseArgv = rbdFuseArgv(rbdFuse, *volume, mountPoint);
 	std::vector<std::string> env = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C" };
 	for (std::string &e : rbdFuseEnv(*volume))

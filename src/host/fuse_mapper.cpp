@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
 #include "common/key_value_text.hpp"
 #include "common/paths.hpp"
@@ -22,9 +21,6 @@
 namespace rbdvolume {
 
 namespace {
-
-/* A stat of an image file through a stalled rbd-fuse: a pass waits no longer. */
-constexpr std::chrono::milliseconds SizeStatLimit{ 1000 };
 
 /*
  * The device number of what is mounted on `path`, from the kernel's cache:
@@ -156,34 +152,55 @@ std::map<std::string, LoopInfo> FuseMapper::loopsByVolume(const std::vector<Loop
 }
 
 /*
+ * The volume's rbd-fuse as the kernel shows it, from the pid its helper
+ * wrote: (pid, state letter), (0, '\0') when it is gone, nullopt when no
+ * pid was written (a helper of an older version). The pid is checked to be
+ * rbd-fuse serving this volume's mount point, never a recycled one.
+ */
+std::optional<std::pair<pid_t, char>> FuseMapper::serverState(const std::string &volume) const
+{
+	auto text = readFile(paths_.pidFile(volume));
+	if (!text || !*text)
+		return std::nullopt;
+	const auto pid = number((*text)->substr(0, (*text)->find('\n')));
+	if (!pid || *pid == 0 || *pid > INT32_MAX)
+		return std::make_pair(pid_t{ 0 }, '\0');
+	auto cmdline = readFile("/proc/" + std::to_string(*pid) + "/cmdline");
+	const std::string expected = std::string("\0", 1) + paths_.mountPoint(volume) + '\0';
+	if (!cmdline || !*cmdline ||
+	    baseName((*cmdline)->substr(0, (*cmdline)->find('\0'))) != "rbd-fuse" ||
+	    (*cmdline)->find(expected) == std::string::npos)
+		return std::make_pair(pid_t{ 0 }, '\0');
+	const char state = processState(static_cast<pid_t>(*pid));
+	if (state == '\0' || state == 'Z' || state == 'X')
+		return std::make_pair(pid_t{ 0 }, '\0');
+	return std::make_pair(static_cast<pid_t>(*pid), state);
+}
+
+/*
  * Whether rbd-fuse still serves the loop, told without a request to it: its
- * unit's processes (gone, or stopped by SIGSTOP) and whether the loop's file
- * lives on the FUSE mount there now.
+ * process (gone, or stopped by SIGSTOP) and whether the loop's file lives on
+ * the FUSE mount there now.
  */
 std::string FuseMapper::faultOf(const std::string &volume, const LoopInfo &loop) const
 {
 	const std::string unit = unitName(UnitTemplate, volume);
 	const std::string again = "; take the volume down and up to stage it again";
-	if (const auto pids = units_.processes(UnitTemplate, volume)) {
-		bool alive = false;
-		for (const pid_t pid : *pids) {
-			const char state = processState(pid);
-			if (state == 'T' || state == 't')
-				return "rbd-fuse of volume '" + volume + "' (pid " +
-				       std::to_string(pid) + ") is stopped: I/O on " + loop.device +
-				       " waits until it runs again (kill -CONT " +
-				       std::to_string(pid) + ")";
-			alive = alive || (state != '\0' && state != 'Z' && state != 'X');
-		}
-		if (!alive)
+	if (const auto state = serverState(volume)) {
+		if (state->second == 'T' || state->second == 't')
+			return "rbd-fuse of volume '" + volume + "' (pid " +
+			       std::to_string(state->first) + ") is stopped: I/O on " +
+			       loop.device + " waits until it runs again (kill -CONT " +
+			       std::to_string(state->first) + ")";
+		if (state->first == 0)
 			return "rbd-fuse of volume '" + volume +
 			       "' is not running (journalctl -u " + unit + "): all I/O on " +
 			       loop.device + " fails" + again;
 	}
-	const std::string died = "rbd-fuse of volume '" + volume +
-				 "' died; the loop device still holds the dead process's file, so "
-				 "all I/O on it fails, even after rbd-fuse restarted" +
-				 again;
+	std::string died = "rbd-fuse of volume '" + volume +
+			   "' died; the loop device still holds the dead process's file, so "
+			   "all I/O on it fails, even after rbd-fuse restarted" +
+			   again;
 	if (!paths::isSameOrBelow(loop.backingFile, paths_.mountPoint(volume)))
 		return died;
 	auto text = readFile(paths_.loopRecord(volume));
@@ -198,9 +215,11 @@ std::string FuseMapper::faultOf(const std::string &volume, const LoopInfo &loop)
 
 /*
  * krbd and nbd devices follow an image that grew by themselves; a loop
- * device over rbd-fuse's file does not until it is told (losetup -c). The
- * file's size comes from rbd-fuse, which asks the cluster (rbd_list) for
- * it: on a thread of its own, briefly, and only for a healthy mapping.
+ * device over rbd-fuse's file does not until it is told (losetup -c), and
+ * only rbd-fuse knows the file's size, asking the cluster. A request to a
+ * FUSE server that never answers cannot be interrupted, so it is made by
+ * rbd-fuse@NAME's reload action, in that unit (followLoopSize()): stuck,
+ * it holds that unit, never the daemon.
  */
 Result<Change> FuseMapper::followImageSize(const VolumeSpec &spec)
 {
@@ -211,26 +230,38 @@ Result<Change> FuseMapper::followImageSize(const VolumeSpec &spec)
 	const auto found = ours.find(spec.name);
 	if (found == ours.end() || !faultOf(spec.name, found->second).empty())
 		return Change::Unchanged;
-	const LoopInfo &loop = found->second;
-	const std::string file = loop.backingFile;
-	auto size =
-		boundedCall<uint64_t>("fuse-size:" + spec.name, SizeStatLimit,
-				      "reading the size of " + file, [file]() -> Result<uint64_t> {
-					      struct stat st {
-					      };
-					      if (stat(file.c_str(), &st) != 0)
-						      return fail(Errc::Io, errnoText(errno));
-					      return static_cast<uint64_t>(st.st_size);
-				      });
-	if (!size)
-		return tl::make_unexpected(size.error());
-	auto sectors = readFile("/sys/block/" + baseName(loop.device) + "/size");
+	const std::string sizeFile = "/sys/block/" + baseName(found->second.device) + "/size";
+	const auto sectors = [&] { return readFile(sizeFile).value_or(std::nullopt).value_or(""); };
+	const std::string before = sectors();
+	if (auto reloaded = units_.reload(UnitTemplate, spec.name); !reloaded)
+		return tl::make_unexpected(reloaded.error());
+	return sectors() == before ? Change::Unchanged : Change::Changed;
+}
+
+Result<Change> followLoopSize(const FusePaths &paths, const std::string &volume)
+{
+	auto config = readFile(paths.config(volume));
+	auto record = readFile(paths.loopRecord(volume));
+	if (!config || !*config || !record || !*record)
+		return Change::Unchanged; /* nothing attached (yet) */
+	auto described = parseFuseVolume(**config, paths.config(volume));
+	auto loop = parseFuseLoopRecord(**record, paths.loopRecord(volume));
+	if (!described)
+		return tl::make_unexpected(described.error());
+	if (!loop)
+		return tl::make_unexpected(loop.error());
+	struct stat st {
+	};
+	const std::string file = paths.imageFile(volume, described->image);
+	if (stat(file.c_str(), &st) != 0)
+		return fail(Errc::Io, "cannot stat " + file + ": " + errnoText(errno), errno);
+	auto sectors = readFile("/sys/block/" + baseName(loop->device) + "/size");
 	if (!sectors || !*sectors)
 		return Change::Unchanged;
 	const uint64_t deviceBytes = std::strtoull((*sectors)->c_str(), nullptr, 10) * 512;
-	if (*size <= deviceBytes)
+	if (static_cast<uint64_t>(st.st_size) <= deviceBytes)
 		return Change::Unchanged;
-	if (auto refreshed = refreshLoopSize(loop.device); !refreshed)
+	if (auto refreshed = refreshLoopSize(loop->device); !refreshed)
 		return tl::make_unexpected(refreshed.error());
 	return Change::Changed;
 }
@@ -342,6 +373,7 @@ Result<void> FuseMapper::recordLoop(const std::string &volume, const std::string
 void FuseMapper::dropFiles(const std::string &volume)
 {
 	(void)unlink(paths_.config(volume).c_str());
+	(void)unlink(paths_.pidFile(volume).c_str());
 	(void)unlink(paths_.loopRecord(volume).c_str());
 	(void)rmdir(paths_.mountPoint(volume).c_str());
 }

@@ -49,6 +49,12 @@ std::string formatFuseLoopRecord(const FuseLoopRecord &record);
 /* Also reads the older "DEVICE DEV INO" line. */
 Result<FuseLoopRecord> parseFuseLoopRecord(const std::string &text, const std::string &path);
 
+/*
+ * rbd-fuse@NAME.service's reload action (the helper's --follow-size): the
+ * loop device re-reads the size of the file rbd-fuse shows, once that grew.
+ */
+Result<Change> followLoopSize(const FusePaths &paths, const std::string &volume);
+
 class FuseMapper : public Mapper
 {
 public:
@@ -62,11 +68,7 @@ public:
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const VolumeSpec &spec) override;
-	/*
-	 * A loop over rbd-fuse's file does not follow the image (losetup -c
-	 * does): the file's size is asked of rbd-fuse (a synchronous FUSE
-	 * getattr, bounded), so never from list().
-	 */
+	/* rbd-fuse@NAME's reload does it: see followLoopSize(). */
 	Result<Change> followImageSize(const VolumeSpec &spec) override;
 
 	static constexpr const char *UnitTemplate = "rbd-fuse";
@@ -74,6 +76,7 @@ public:
 private:
 	/* Our loops by volume, from sysfs and the records; no I/O through rbd-fuse. */
 	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
+	std::optional<std::pair<pid_t, char>> serverState(const std::string &volume) const;
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
 	Result<void> waitForImage(const VolumeSpec &spec);
 	Result<void> recordLoop(const std::string &volume, const std::string &device);

@@ -3,7 +3,8 @@
  * What the fuse driver keeps per volume under its runtime directory
  * (/run/rbd-volume/fuse): NAME.conf says which image and how to reach it (for
  * the helper that runs rbd-fuse, and for discovery); NAME/ is the private
- * 0700 FUSE mount point where rbd-fuse shows the image as one file.
+ * 0700 FUSE mount point where rbd-fuse shows the image as one file;
+ * NAME.pid is rbd-fuse's pid; NAME.loop the loop device attached over it.
  */
 #pragma once
 
@@ -43,6 +44,11 @@ struct FusePaths {
 	std::string loopRecord(const std::string &volume) const
 	{
 		return runtimeDir + "/" + volume + ".loop";
+	}
+	/* The pid of the volume's rbd-fuse, written by the helper before it execs it. */
+	std::string pidFile(const std::string &volume) const
+	{
+		return runtimeDir + "/" + volume + ".pid";
 	}
 	std::string mountPoint(const std::string &volume) const
 	{

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/unit_control.hpp"
 
-#include <sstream>
-
-#include <sys/stat.h>
+#include <algorithm>
 
 #include "host/fs_util.hpp"
 
@@ -12,25 +10,6 @@ namespace rbdvolume {
 std::string unitName(const std::string &templateName, const std::string &instance)
 {
 	return templateName + "@" + instance + ".service";
-}
-
-std::optional<std::vector<pid_t>> cgroupProcesses(const std::string &unit,
-						  const std::string &cgroupRoot)
-{
-	const std::string slice = cgroupRoot + "/system.slice";
-	struct stat st {
-	};
-	if (stat((slice + "/cgroup.procs").c_str(), &st) != 0)
-		return std::nullopt; /* no cgroup v2 tree with our slice here */
-	auto text = readFile(slice + "/" + unit + "/cgroup.procs");
-	std::vector<pid_t> pids;
-	if (!text || !*text)
-		return pids; /* no cgroup: the unit runs nothing */
-	std::istringstream lines(**text);
-	long pid = 0;
-	while (lines >> pid)
-		pids.push_back(static_cast<pid_t>(pid));
-	return pids;
 }
 
 char processState(pid_t pid)
@@ -44,17 +23,12 @@ char processState(pid_t pid)
 									  : (**text)[close + 2];
 }
 
-std::optional<std::vector<pid_t>> SystemctlUnits::processes(const std::string &templateName,
-							    const std::string &instance)
-{
-	return cgroupProcesses(unitName(templateName, instance));
-}
-
-Result<void> SystemctlUnits::run(const char *verb, const std::string &unit)
+Result<void> SystemctlUnits::run(const char *verb, const std::string &unit,
+				 std::chrono::milliseconds timeout)
 {
 	Command command;
 	command.argv = { systemctl_, verb, unit };
-	command.timeout = timeout_;
+	command.timeout = timeout;
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());
@@ -66,12 +40,18 @@ Result<void> SystemctlUnits::run(const char *verb, const std::string &unit)
 
 Result<void> SystemctlUnits::start(const std::string &templateName, const std::string &instance)
 {
-	return run("start", unitName(templateName, instance));
+	return run("start", unitName(templateName, instance), timeout_);
 }
 
 Result<void> SystemctlUnits::stop(const std::string &templateName, const std::string &instance)
 {
-	return run("stop", unitName(templateName, instance));
+	return run("stop", unitName(templateName, instance), timeout_);
+}
+
+Result<void> SystemctlUnits::reload(const std::string &templateName, const std::string &instance)
+{
+	return run("reload", unitName(templateName, instance),
+		   std::min<std::chrono::milliseconds>(timeout_, ReloadTimeout));
 }
 
 } /* namespace rbdvolume */

@@ -29,12 +29,12 @@ public:
 	/* Stops it (a no-op when it does not run). */
 	virtual Result<void> stop(const std::string &templateName, const std::string &instance) = 0;
 	/*
-	 * Its processes now: read from the kernel, never asking the service
-	 * manager or the process, so a stopped or stuck server cannot hold the
-	 * caller. nullopt when this host cannot tell.
+	 * Runs its reload action (ExecReload=), in the unit: work that may hang
+	 * on the unit's own server hangs there, costing its caller at most the
+	 * time it waits.
 	 */
-	virtual std::optional<std::vector<pid_t>> processes(const std::string &templateName,
-							    const std::string &instance) = 0;
+	virtual Result<void> reload(const std::string &templateName,
+				    const std::string &instance) = 0;
 };
 
 /* systemctl start/stop through the CommandRunner. */
@@ -49,11 +49,14 @@ public:
 
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
-	std::optional<std::vector<pid_t>> processes(const std::string &templateName,
-						    const std::string &instance) override;
+	/* Waits ReloadTimeout at most: a reload stuck on its server goes on without us. */
+	Result<void> reload(const std::string &templateName, const std::string &instance) override;
+
+	static constexpr std::chrono::seconds ReloadTimeout{ 1 };
 
 private:
-	Result<void> run(const char *verb, const std::string &unit);
+	Result<void> run(const char *verb, const std::string &unit,
+			 std::chrono::milliseconds timeout);
 
 	CommandRunner &runner_;
 	std::string systemctl_;
@@ -62,14 +65,6 @@ private:
 
 /* "rbd-fuse@NAME.service"; volume names need no escaping (see volume_name.hpp). */
 std::string unitName(const std::string &templateName, const std::string &instance);
-
-/*
- * The processes in a unit's cgroup under `cgroupRoot` (cgroup v2), where
- * our mapper units put them (Slice=system.slice). nullopt when there is no
- * such hierarchy; empty when the unit runs nothing.
- */
-std::optional<std::vector<pid_t>> cgroupProcesses(const std::string &unit,
-						  const std::string &cgroupRoot = "/sys/fs/cgroup");
 
 /* The state letter of /proc/PID/stat ('R', 'S', 'D', 'T', 'Z', ...); '\0' when gone. */
 char processState(pid_t pid);

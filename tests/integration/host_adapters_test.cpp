@@ -339,10 +339,9 @@ public:
 	{
 		return {};
 	}
-	std::optional<std::vector<pid_t>> processes(const std::string & /*unused*/,
-						    const std::string & /*unused*/) override
+	Result<void> reload(const std::string & /*unused*/, const std::string & /*unused*/) override
 	{
-		return std::nullopt;
+		return {};
 	}
 };
 

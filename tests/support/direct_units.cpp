@@ -97,13 +97,31 @@ Result<void> DirectUnits::stop(const std::string &templateName, const std::strin
 	return {};
 }
 
-std::optional<std::vector<pid_t>> DirectUnits::processes(const std::string &templateName,
-							 const std::string &instance)
+Result<void> DirectUnits::reload(const std::string &templateName, const std::string &instance)
 {
-	const pid_t running = pid(templateName, instance);
-	if (running == 0)
-		return std::vector<pid_t>{};
-	return std::vector<pid_t>{ running };
+	const auto command = commands_.find(templateName);
+	if (command == commands_.end())
+		return fail(Errc::NotFound, "no unit template '" + templateName + "'");
+	std::vector<std::string> argv = command->second;
+	argv.emplace_back("--follow-size");
+	argv.push_back(instance);
+	std::vector<char *> cArgv;
+	for (std::string &arg : argv)
+		cArgv.push_back(arg.data());
+	cArgv.push_back(nullptr);
+	pid_t pid = 0;
+	const int r = posix_spawn(&pid, cArgv.front(), nullptr, nullptr, cArgv.data(), environ);
+	if (r != 0)
+		return fail(Errc::Io,
+			    "cannot reload " + unitName(templateName, instance) + ": " +
+				    errnoText(r),
+			    r);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return fail(Errc::Io, "reloading " + unitName(templateName, instance) + " failed");
+	return {};
 }
 
 } /* namespace rbdvolume::testing */
