@@ -15,7 +15,7 @@ CSI_KEY=""
 
 if sys_installed_paths "${1:-$SYS_BUILD}" 2>/dev/null | grep -q '/rbd-volume-csi$' ||
 	[ -x "${SYS_BUILD:-/nonexistent}/src/csi/rbd-volume-csi" ]; then
-	SYS_CASES+=(csi_filesystem csi_block csi_mapper_killed csi_expand_xfs)
+	SYS_CASES+=(csi_filesystem csi_block csi_mapper_killed csi_expand_xfs csi_error_codes)
 elif [ "${RBDV_REQUIRE_SYSTEM:-0}" = 1 ]; then
 	# Required: a build without the shim is a failure, never a quiet pass.
 	SYS_CASES+=(csi_unavailable)
@@ -265,6 +265,25 @@ case_csi_mapper_killed() {
 	wait_for 60 csi_abnormal "$id" "$target" || fail "the volume never turned abnormal: $(csi_call Node.NodeGetVolumeStats "{\"volume_id\": \"$id\", \"volume_path\": \"$target\"}")"
 	sys_log "condition: $(csi_call Node.NodeGetVolumeStats "{\"volume_id\": \"$id\", \"volume_path\": \"$target\"}" | json_get 'r["volume_condition"]["message"]')"
 	csi_teardown "$id" "$staging" "$target"
+	csi_assert_clean
+}
+
+# csi_code EXPECTED METHOD JSON: the call fails with gRPC code EXPECTED (rbdv-csi-call exits 10 + code)
+csi_code() {
+	local rc=0
+	csi_call "$2" "$3" >/dev/null 2>&1 || rc=$?
+	[ $rc -eq $((10 + $1)) ] || fail "$2 $3: exit $rc, expected $((10 + $1)) (gRPC code $1)"
+}
+
+# As conformance tools call: a missing required field is INVALID_ARGUMENT,
+# whatever else is missing; a volume the node does not know is NOT_FOUND,
+# before the form of its path is looked at.
+case_csi_error_codes() {
+	local id=0001-0012-test-cluster-0000000000000001-nowhere-0001
+	csi_setup
+	csi_code 3 Node.NodePublishVolume "{\"volume_id\": \"$id\", \"target_path\": \"$(csi_target nowhere pod-1)\"}"
+	csi_code 5 Node.NodeGetVolumeStats "{\"volume_id\": \"$id\", \"volume_path\": \"relative/path\"}"
+	csi_code 5 Node.NodeExpandVolume "{\"volume_id\": \"$id\", \"volume_path\": \"relative/path\"}"
 	csi_assert_clean
 }
 

@@ -23,6 +23,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cases.sh"
 # shellcheck source=tests/system/csi_cases.sh
 . "$here/csi_cases.sh" "${1:-}"
+# shellcheck source=tests/system/hostile_cases.sh
+. "$here/hostile_cases.sh"
 
 usage() {
 	echo "usage: tests/system/run.sh BUILD_DIR [CASE...]" >&2
