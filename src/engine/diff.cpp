@@ -97,8 +97,8 @@ VolumeDiff Differ::down()
 		if (mount.ours)
 			gap(GapKind::TargetStale, mount.path);
 	}
-	if (observed_.staging && observed_.staging->ours)
-		gap(GapKind::StagingStale, observed_.staging->path);
+	if ((observed_.staging && observed_.staging->ours) || observed_.stagingLeft)
+		gap(GapKind::StagingStale, spec_.staging.path);
 	/* Our mount under a foreign one cannot be reached, and it keeps the device busy. */
 	bool held = false;
 	for (const ObservedMount &mount : observed_.covered) {

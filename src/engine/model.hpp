@@ -133,6 +133,7 @@ struct ObservedVolume {
 		covered; /* our mounts on those paths, hidden under one not ours */
 	std::vector<PathRefusal> refusedPaths; /* staging path or targets still to mount on */
 	bool orphanMapper = false; /* our mapper process runs without a device (see Mapper) */
+	bool stagingLeft = false;  /* going down: our empty staging directory is still there */
 	Ownership owned;	   /* the record, tidied to what the host shows */
 	bool recordStale = false;  /* `owned` differs from the stored record */
 

@@ -242,8 +242,11 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 		return tl::make_unexpected(owned.error());
 
 	ObservedVolume observed = observeFrom(snapshot, spec, *owned);
-	if (desired.intent != Intent::Up)
+	if (desired.intent != Intent::Up) {
+		observed.stagingLeft =
+			!observed.staging && host.mounter.mountPointLeft(spec.staging.path);
 		return observed;
+	}
 	checkPaths(host, spec, observed);
 	if (!observed.mapping)
 		return observed;

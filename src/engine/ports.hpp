@@ -59,6 +59,12 @@ public:
 	 * fine or does not exist yet. mount() and bind() refuse such a path too.
 	 */
 	virtual std::optional<std::string> symlinkProblem(const std::string &path) = 0;
+	/*
+	 * `path` is a directory this mounter made for a staging mount (below
+	 * rbd-volume's staging root), now empty with nothing mounted: a crash
+	 * came between an unmount and its removal. unmount() removes it.
+	 */
+	virtual bool mountPointLeft(const std::string &path) = 0;
 };
 
 class BlockProbe

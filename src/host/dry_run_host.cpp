@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/dry_run_host.hpp"
 
+#include "host/libmount_mounter.hpp"
 #include "host/safe_path.hpp"
 
 namespace rbdvolume {
@@ -35,6 +36,11 @@ Result<Change> DryRunHost::bind(const MountRequest &request)
 Result<Change> DryRunHost::unmount(const std::string &target)
 {
 	return refused("unmount " + target);
+}
+
+bool DryRunHost::mountPointLeft(const std::string &path)
+{
+	return LibmountMounter().mountPointLeft(path);
 }
 
 std::optional<std::string> DryRunHost::symlinkProblem(const std::string &path)

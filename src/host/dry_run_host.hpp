@@ -34,6 +34,7 @@ private:
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
 	std::optional<std::string> symlinkProblem(const std::string &path) override;
+	bool mountPointLeft(const std::string &path) override;
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const VolumeSpec &spec) override;
 	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <memory>
 #include <sched.h>
 #include <unistd.h>
@@ -292,6 +293,18 @@ Result<Change> LibmountMounter::bind(const MountRequest &request)
 		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return mountFailed(request, "bind", errno);
 	return markMount(UtabEntry{ request.source, request.target, "", split->user, true });
+}
+
+bool LibmountMounter::mountPointLeft(const std::string &path)
+{
+	if (!paths::isSameOrBelow(path, paths::StagingRoot) || path == paths::StagingRoot)
+		return false;
+	auto directory = openNoSymlinks(path);
+	if (!directory || isMountRoot(directory->get()))
+		return false;
+	/* The directory reached above, whatever its path shows by now. */
+	std::error_code ec;
+	return std::filesystem::is_empty(procFdPath(directory->get()), ec) && !ec;
 }
 
 std::optional<std::string> LibmountMounter::symlinkProblem(const std::string &path)

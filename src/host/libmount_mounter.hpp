@@ -31,6 +31,7 @@ public:
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
 	std::optional<std::string> symlinkProblem(const std::string &path) override;
+	bool mountPointLeft(const std::string &path) override;
 
 private:
 	std::chrono::milliseconds deviceTimeout_;

@@ -117,6 +117,8 @@ public:
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
 	std::optional<std::string> symlinkProblem(const std::string &path) override;
+	/* The fake's unmount leaves no directory behind. */
+	bool mountPointLeft(const std::string & /*path*/) override { return false; }
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	Result<std::vector<MappedImage>> list() override;
