@@ -63,8 +63,9 @@ ct_leftovers() {
 		grep -sHE "^(mapped-device|map-pending|staged|published)=" -- *' || true)
 	[ -z "$out" ] || echo "ownership records: $(echo "$out" | tr '\n' ' ')"
 	# What the drivers keep while a volume is mapped, and the staging directories.
-	out=$(in_ct sh -c 'ls -A /run/rbd-volume/fuse /run/rbd-volume/nbd /run/rbd-volume/staging 2>/dev/null |
-		grep -v -e "^/" -e "^\$"' || true)
+	# shellcheck disable=SC2016 # expanded inside
+	out=$(in_ct sh -c 'cd /run/rbd-volume && for d in fuse nbd staging; do
+		[ -d "$d" ] && ls -A "$d" | sed "s|^|$d/|"; done' || true)
 	[ -z "$out" ] || echo "runtime files: $(echo "$out" | tr '\n' ' ')"
 	return 0
 }

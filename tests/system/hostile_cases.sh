@@ -353,19 +353,19 @@ converged_once() { # converged_once NAME
 	in_ct mountpoint -q "/srv/$1" || fail "/srv/$1 is not mounted"
 }
 
-daemon_killed() { [ "$(unit_prop rbd-volumed.service NRestarts)" -gt "$1" ]; }
+daemon_killed() { ! in_ct kill -0 "$1" 2>/dev/null; } # daemon_killed OLD-MAIN-PID
 
 case_hostile_kill_map_window() {
-	local when restarts points=0
+	local when pid points=0
 	kill_wrapper_install
 	spec kw
 	for when in before 0 0.005 0.01 0.02 0.03 0.05 0.07 0.1 0.15 0.2 0.3 0.4 0.6 0.8 1.2; do
 		in_ct systemctl reset-failed rbd-volumed.service >/dev/null 2>&1 || true
-		restarts=$(unit_prop rbd-volumed.service NRestarts)
+		pid=$(unit_prop rbd-volumed.service MainPID)
 		arm "start rbd-fuse@kw.service" "$when"
 		in_ct timeout 120 systemctl start rbd-volume@kw.service ||
 			fail "start with a kill at '$when' failed: $(failed_starts rbd-volume@kw.service)"
-		daemon_killed "$restarts" || fail "the kill at '$when' did not happen"
+		daemon_killed "$pid" || fail "the kill at '$when' did not happen"
 		converged_once kw
 		stop_units rbd-volume@kw.service
 		assert_nothing_left
@@ -376,16 +376,16 @@ case_hostile_kill_map_window() {
 }
 
 case_hostile_kill_down() {
-	local when delay restarts points=0
+	local when delay pid points=0
 	kill_wrapper_install
 	spec kd
 	for when in before 0 0.2; do
 		start_units rbd-volume@kd.service
 		in_ct systemctl reset-failed rbd-volumed.service >/dev/null 2>&1 || true
-		restarts=$(unit_prop rbd-volumed.service NRestarts)
+		pid=$(unit_prop rbd-volumed.service MainPID)
 		arm "stop rbd-fuse@kd.service" "$when"
 		in_ct timeout 120 systemctl stop rbd-volume@kd.service || fail "stop with a kill at '$when' failed"
-		daemon_killed "$restarts" || fail "the kill at '$when' did not happen"
+		daemon_killed "$pid" || fail "the kill at '$when' did not happen"
 		assert_nothing_left
 		points=$((points + 1))
 	done
