@@ -199,9 +199,7 @@ bool Differ::mappingUsable()
 	}
 	if (!observed_.mapping->fault.empty()) {
 		/* Remapping under mounted filesystems would hide lost writes: a human decides. */
-		conflict(ConflictKind::MapperLost, device_,
-			 observed_.mapping->fault +
-				 "; take the volume down and up to stage it again");
+		conflict(ConflictKind::MapperLost, device_, observed_.mapping->fault);
 		return false;
 	}
 	if (observed_.mapping->readOnly != spec_.readOnly()) {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -370,8 +371,15 @@ Result<void> FuseMapper::recordLoop(const std::string &volume, const std::string
 	return writeFileAtomic(paths_.loopRecord(volume), formatFuseLoopRecord(record), 0600);
 }
 
+/*
+ * After its unit stopped. A FUSE mount still there is dead (rbd-fuse was
+ * killed and its unit stopped before a restart could clear it): ours, in
+ * our private directory, so it is detached as the helper would.
+ */
 void FuseMapper::dropFiles(const std::string &volume)
 {
+	/* A dead one answers stat with ENOTCONN: no check, a detach of nothing is EINVAL. */
+	(void)umount2(paths_.mountPoint(volume).c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
 	(void)unlink(paths_.config(volume).c_str());
 	(void)unlink(paths_.pidFile(volume).c_str());
 	(void)unlink(paths_.loopRecord(volume).c_str());
