@@ -359,7 +359,10 @@ case_hostile_kill_map_window() {
 	local when pid points=0
 	kill_wrapper_install
 	spec kw
-	for when in before 0 0.005 0.01 0.02 0.03 0.05 0.07 0.1 0.15 0.2 0.3 0.4 0.6 0.8 1.2; do
+	# Before rbd-fuse starts, then by time after its start returned: the wait for
+	# its file, the loop's attach and record, fsck, the mounts.
+	for when in before 0 0.002 0.004 0.006 0.008 0.01 0.013 0.016 0.02 0.025 0.03 0.035 0.04 \
+		0.05 0.06 0.07 0.08 0.09 0.1 0.12 0.14 0.17 0.2 0.25 0.3 0.4 0.5 0.7 1.0 1.5; do
 		in_ct systemctl reset-failed rbd-volumed.service >/dev/null 2>&1 || true
 		pid=$(unit_prop rbd-volumed.service MainPID)
 		arm "start rbd-fuse@kw.service" "$when"
@@ -390,7 +393,8 @@ case_hostile_kill_down() {
 		points=$((points + 1))
 	done
 	# Kills at moments of the unmounts and the detach, by time from the stop.
-	for delay in 0 0.01 0.02 0.03 0.05 0.07 0.1 0.13 0.16 0.2 0.25 0.3 0.4 0.5 0.7; do
+	for delay in 0 0.005 0.01 0.015 0.02 0.025 0.03 0.035 0.04 0.045 0.05 0.06 0.07 0.08 \
+		0.09 0.1 0.11 0.12 0.13 0.15 0.17 0.2 0.23 0.26 0.3 0.35 0.4 0.5 0.7; do
 		start_units rbd-volume@kd.service
 		in_ct systemctl reset-failed rbd-volumed.service >/dev/null 2>&1 || true
 		in_ct systemctl stop --no-block rbd-volume@kd.service
