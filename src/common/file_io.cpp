@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
+#include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 
 namespace rbdvolume {
@@ -19,12 +20,6 @@ tl::unexpected<Error> errnoError(const std::string &what, int err)
 {
 	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
 		    what + ": " + errnoText(err), err);
-}
-
-std::string parentOf(const std::string &path)
-{
-	const size_t slash = path.rfind('/');
-	return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
 std::string sizeText(size_t bytes)
@@ -112,7 +107,7 @@ Result<std::optional<std::string>> readFileBounded(const std::string &path, size
 
 Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
 {
-	const std::string dir = parentOf(path);
+	const std::string dir = paths::parentOf(path);
 	std::string temp = path + ".tmpXXXXXX";
 	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
 	if (!fd.valid())

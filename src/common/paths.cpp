@@ -33,6 +33,13 @@ bool isNormalAbsolutePath(std::string_view path)
 	return true;
 }
 
+std::string parentOf(std::string_view path)
+{
+	const size_t slash = path.rfind('/');
+	return slash == 0 || slash == std::string_view::npos ? "/"
+							     : std::string(path.substr(0, slash));
+}
+
 bool isSameOrBelow(std::string_view inner, std::string_view outer)
 {
 	if (outer == "/")

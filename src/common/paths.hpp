@@ -25,6 +25,9 @@ std::string defaultStagingPath(std::string_view volumeName);
 /* Absolute, no empty, "." or ".." component, no trailing '/' (except "/" itself). */
 bool isNormalAbsolutePath(std::string_view path);
 
+/* "/a/b" for "/a/b/c", "/" for "/a": the directory a normal absolute path lies in. */
+std::string parentOf(std::string_view path);
+
 /* True when `inner` equals `outer` or lies below it; both normal absolute paths. */
 bool isSameOrBelow(std::string_view inner, std::string_view outer);
 

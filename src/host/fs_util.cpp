@@ -25,12 +25,6 @@ tl::unexpected<Error> errnoError(const std::string &what, int err)
 		    what + ": " + errnoText(err), err);
 }
 
-std::string parentOf(const std::string &path)
-{
-	const size_t slash = path.rfind('/');
-	return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
 bool pointsBelow(const std::filesystem::path &link, const std::string &path)
 {
 	std::error_code ec;
@@ -65,7 +59,7 @@ Result<void> makeDirectories(const std::string &path, mode_t mode)
 
 Result<void> ensureFile(const std::string &path)
 {
-	if (auto made = makeDirectories(parentOf(path)); !made)
+	if (auto made = makeDirectories(paths::parentOf(path)); !made)
 		return made;
 	const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (!fd.valid())

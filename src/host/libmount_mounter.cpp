@@ -196,12 +196,6 @@ void removeStagingDirectory(int parent, const std::string &name, const std::stri
 		(void)unlinkat(parent, name.c_str(), AT_REMOVEDIR);
 }
 
-std::string parentOf(const std::string &path)
-{
-	const size_t slash = path.rfind('/');
-	return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 } /* namespace */
 
 Result<Change> LibmountMounter::mount(const MountRequest &request)
@@ -314,7 +308,7 @@ std::optional<std::string> LibmountMounter::symlinkProblem(const std::string &pa
 
 Result<Change> LibmountMounter::unmount(const std::string &target)
 {
-	auto parent = openNoSymlinks(parentOf(target));
+	auto parent = openNoSymlinks(paths::parentOf(target));
 	if (!parent && parent.error().code == Errc::NotFound)
 		return Change::Unchanged;
 	if (!parent)

@@ -45,31 +45,29 @@ Result<std::vector<std::string>> MapperSet::orphans()
 	return all;
 }
 
-Result<Change> MapperSet::stopOrphan(const VolumeSpec &spec)
+/* `call` on every driver, each Unchanged for what is not its own: Changed when one changed. */
+Result<Change> MapperSet::onEveryDriver(Result<Change> (Mapper::*call)(const VolumeSpec &),
+					const VolumeSpec &spec)
 {
 	Change change = Change::Unchanged;
 	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
-		auto stopped = mapper->stopOrphan(spec);
-		if (!stopped)
-			return stopped;
-		if (*stopped == Change::Changed)
+		auto done = (mapper->*call)(spec);
+		if (!done)
+			return done;
+		if (*done == Change::Changed)
 			change = Change::Changed;
 	}
 	return change;
 }
 
+Result<Change> MapperSet::stopOrphan(const VolumeSpec &spec)
+{
+	return onEveryDriver(&Mapper::stopOrphan, spec);
+}
+
 Result<Change> MapperSet::followImageSize(const VolumeSpec &spec)
 {
-	/* Each driver says Unchanged for what is not its own. */
-	Change change = Change::Unchanged;
-	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
-		auto followed = mapper->followImageSize(spec);
-		if (!followed)
-			return followed;
-		if (*followed == Change::Changed)
-			change = Change::Changed;
-	}
-	return change;
+	return onEveryDriver(&Mapper::followImageSize, spec);
 }
 
 Result<std::string> MapperSet::map(const VolumeSpec &spec)

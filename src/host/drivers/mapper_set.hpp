@@ -29,6 +29,8 @@ public:
 
 private:
 	Mapper &driver(Driver which);
+	Result<Change> onEveryDriver(Result<Change> (Mapper::*call)(const VolumeSpec &),
+				     const VolumeSpec &spec);
 
 	Mapper &krbd_;
 	Mapper &nbd_;
