@@ -9,12 +9,12 @@
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
+#include "config/spec_locate.hpp"
+#include "config/spec_parser.hpp"
 #include "engine/reconcile.hpp"
 #include "host/drivers/host_adapters.hpp"
 #include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
-#include "spec/spec_locate.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::cli {
 

@@ -9,10 +9,10 @@
 #include <utility>
 
 #include "common/volume_name.hpp"
-#include "spec/spec_options.hpp"
-#include "spec/spec_parser.hpp"
-#include "spec/spec_render.hpp"
-#include "spec/spec_values.hpp"
+#include "config/spec_options.hpp"
+#include "config/spec_parser.hpp"
+#include "config/spec_render.hpp"
+#include "config/spec_values.hpp"
 
 namespace rbdvolume::cli {
 

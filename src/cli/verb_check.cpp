@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/verbs.hpp"
-#include "spec/spec_locate.hpp"
-#include "spec/spec_parser.hpp"
+#include "config/spec_locate.hpp"
+#include "config/spec_parser.hpp"
 
 namespace rbdvolume::cli {
 

@@ -17,7 +17,7 @@
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
-#include "spec/text_file.hpp"
+#include "config/text_file.hpp"
 
 namespace rbdvolume::cli {
 

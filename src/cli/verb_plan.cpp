@@ -6,11 +6,11 @@
 
 #include "cli/verbs.hpp"
 #include "common/paths.hpp"
+#include "config/spec_locate.hpp"
+#include "config/spec_parser.hpp"
 #include "engine/reconcile.hpp"
 #include "host/dry_run_host.hpp"
 #include "host/fs_util.hpp"
-#include "spec/spec_locate.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::cli {
 

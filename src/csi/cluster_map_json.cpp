@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "spec/spec_report.hpp"
-#include "spec/spec_values.hpp"
+#include "config/spec_report.hpp"
+#include "config/spec_values.hpp"
 
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "spec/cluster_map.hpp"
+#include "config/cluster_map.hpp"
 
 namespace rbdvolume::csi {
 

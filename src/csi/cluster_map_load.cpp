@@ -10,8 +10,8 @@
 
 #include "common/errno_text.hpp"
 #include "common/result.hpp"
+#include "config/text_file.hpp"
 #include "csi/cluster_map_json.hpp"
-#include "spec/text_file.hpp"
 
 namespace rbdvolume::csi {
 

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
+#include "config/spec_parser.hpp"
+#include "config/spec_render.hpp"
 #include "host/fs_util.hpp"
-#include "spec/spec_parser.hpp"
-#include "spec/spec_render.hpp"
 
 namespace rbdvolume::csi {
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "spec/volume_spec.hpp"
+#include "config/volume_spec.hpp"
 
 namespace rbdvolume::csi {
 

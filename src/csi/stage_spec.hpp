@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "spec/cluster_map.hpp"
-#include "spec/volume_spec.hpp"
+#include "config/cluster_map.hpp"
+#include "config/volume_spec.hpp"
 
 namespace rbdvolume::csi {
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <utility>
 
-#include "spec/spec_values.hpp"
+#include "config/spec_values.hpp"
 
 namespace rbdvolume::csi {
 

@@ -15,6 +15,7 @@
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
+#include "config/spec_locate.hpp"
 #include "daemon/bus_api.hpp"
 #include "daemon/real_host.hpp"
 #include "daemon/reconciler.hpp"
@@ -23,7 +24,6 @@
 #include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
 #include "host/mount_monitor.hpp"
-#include "spec/spec_locate.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -2,7 +2,7 @@
 /* rbd-volumed's event loop: triggers, the workers, the bus and sd_notify, wired together. */
 #pragma once
 
-#include "spec/daemon_config.hpp"
+#include "config/daemon_config.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -2,9 +2,9 @@
 /* RealHost: the engine's ports over this machine, the cluster's through librbd. */
 #pragma once
 
+#include "config/daemon_config.hpp"
 #include "host/ceph/librbd_cluster.hpp"
 #include "host/drivers/host_adapters.hpp"
-#include "spec/daemon_config.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -8,7 +8,7 @@
 #include "common/paths.hpp"
 #include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
-#include "spec/spec_locate.hpp"
+#include "config/spec_locate.hpp"
 
 namespace rbdvolume::daemon {
 

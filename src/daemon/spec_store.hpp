@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/spec_parser.hpp"
+#include "config/spec_parser.hpp"
 
 namespace rbdvolume::daemon {
 

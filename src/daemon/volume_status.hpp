@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "config/spec_parser.hpp"
 #include "engine/observer.hpp"
 #include "engine/plan.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/volume_spec.hpp"
+#include "config/volume_spec.hpp"
 
 namespace rbdvolume {
 

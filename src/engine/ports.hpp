@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "config/volume_spec.hpp"
 #include "engine/model.hpp"
-#include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
 

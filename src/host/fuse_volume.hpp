@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "spec/volume_spec.hpp"
+#include "config/volume_spec.hpp"
 
 namespace rbdvolume {
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "spec/spec_parser.hpp"
+#include "config/spec_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

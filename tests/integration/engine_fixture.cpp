@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
+#include "config/spec_parser.hpp"
 #include "integration_env.hpp"
 #include "shell.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::testing {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "config/volume_spec.hpp"
 #include "host/ceph/ceph_errors.hpp"
 #include "host/ceph/ceph_handles.hpp"
 #include "host/ceph/ceph_timeouts.hpp"
-#include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
 

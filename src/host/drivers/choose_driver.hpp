@@ -2,8 +2,8 @@
 /* Which mapping driver a volume uses: the spec's, or for "auto" the best the host has. */
 #pragma once
 
+#include "config/volume_spec.hpp"
 #include "host/mapping_discovery.hpp"
-#include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
 

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include "config/daemon_config.hpp"
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/command_runner.hpp"
@@ -21,7 +22,6 @@
 #include "host/ownership_files.hpp"
 #include "host/tool_config.hpp"
 #include "host/unit_control.hpp"
-#include "spec/daemon_config.hpp"
 
 namespace rbdvolume {
 

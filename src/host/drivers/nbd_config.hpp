@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "config/volume_spec.hpp"
 #include "host/drivers/driver_tools.hpp"
-#include "spec/volume_spec.hpp"
 
 namespace rbdvolume {
 

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/spec_parser.hpp"
 #include "run_ctl.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::cli {
 

@@ -14,9 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "config/spec_parser.hpp"
 #include "csi/volume_names.hpp"
 #include "rpc_rig.hpp"
-#include "spec/spec_parser.hpp"
 
 namespace rbdvolume::testing {
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "spec/spec_parser.hpp"
+#include "config/spec_parser.hpp"
 
 namespace rbdvolume::csi {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "config/volume_spec.hpp"
 #include "host/mapping_discovery.hpp"
-#include "spec/volume_spec.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {

@@ -4,10 +4,10 @@
 
 #include <string>
 
+#include "config/volume_spec.hpp"
 #include "engine/reconcile.hpp"
 #include "fake_world.hpp"
 #include "printers.hpp"
-#include "spec/volume_spec.hpp"
 
 namespace rbdvolume::testing {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/paths.hpp"
-#include "spec/volume_spec.hpp"
+#include "config/volume_spec.hpp"
 
 namespace rbdvolume::testing {
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Finding NAME.toml in the spec directories, and refusing to guess between two. */
-#include "spec/spec_locate.hpp"
+#include "config/spec_locate.hpp"
 
 #include <gtest/gtest.h>
 

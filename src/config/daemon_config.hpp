@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* DaemonConfig: the settings of rbd-volumed (rbd-volumed.toml), validated like a spec. */
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/spec_parser.hpp"
+
+namespace rbdvolume {
+
+/*
+ * The daemon's settings; every member holds its default until the file says
+ * otherwise. docs/daemon-config.md and conf/rbd-volumed.toml describe each
+ * key. Durations are whole milliseconds, each greater than 0 and at most one
+ * day.
+ */
+struct DaemonConfig {
+	/* [daemon] */
+	unsigned workers = 4; /* workers: volumes reconciled at once, 1..64 */
+	std::chrono::milliseconds resyncInterval{ 60000 }; /* resync-interval: full pass, >= 1s */
+	std::chrono::milliseconds backoffInitial{ 500 };   /* backoff-initial: first retry delay */
+	std::chrono::milliseconds backoffMax{ 120000 };	   /* backoff-max: >= backoff-initial */
+	unsigned maxPassesPerTrigger = 3;		   /* passes-per-trigger: 1..10 */
+	/* allowed-mount-roots: staging paths and publish targets must lie below one */
+	std::vector<std::string> allowedMountRoots = {
+		"/run/rbd-volume",  "/mnt", "/media", "/srv", "/var/lib/rbd-volume",
+		"/var/lib/kubelet",
+	};
+
+	/* [tools]: absolute paths of the programs the daemon runs */
+	std::string mkfsExt4 = "/usr/sbin/mkfs.ext4";	/* mkfs-ext4 */
+	std::string mkfsXfs = "/usr/sbin/mkfs.xfs";	/* mkfs-xfs */
+	std::string e2fsck = "/usr/sbin/e2fsck";	/* e2fsck */
+	std::string resize2fs = "/usr/sbin/resize2fs";	/* resize2fs */
+	std::string xfsGrowfs = "/usr/sbin/xfs_growfs"; /* xfs-growfs */
+	std::string rbd = "/usr/bin/rbd";		/* rbd */
+	std::string rbdNbd = "/usr/bin/rbd-nbd";	/* rbd-nbd */
+	std::string systemctl = "/usr/bin/systemctl";	/* systemctl */
+
+	/* [timeouts] */
+	std::chrono::milliseconds mkfsTimeout{ 600000 };  /* mkfs */
+	std::chrono::milliseconds fsckTimeout{ 600000 };  /* fsck */
+	std::chrono::milliseconds growTimeout{ 600000 };  /* grow */
+	std::chrono::milliseconds mapTimeout{ 120000 };	  /* map */
+	std::chrono::milliseconds unmapTimeout{ 90000 };  /* unmap */
+	std::chrono::milliseconds unitTimeout{ 90000 };	  /* unit: a systemd job */
+	std::chrono::milliseconds deviceTimeout{ 30000 }; /* device: a call through a mapped
+							     device (probe, mount, unmount) */
+	std::chrono::milliseconds cephConnect{ 10000 };	  /* ceph-connect: whole seconds */
+	std::chrono::milliseconds cephOperation{ 30000 }; /* ceph-operation: whole seconds */
+
+	bool operator==(const DaemonConfig &) const = default;
+};
+
+struct DaemonConfigOutcome {
+	DaemonConfig config;		     /* complete only when diagnostics is empty */
+	std::vector<Diagnostic> diagnostics; /* every problem in the file, in file order */
+
+	bool ok() const { return diagnostics.empty(); }
+};
+
+/* Parses text; `path` names the file in diagnostics. */
+DaemonConfigOutcome parseDaemonConfig(std::string_view text, const std::string &path);
+
+/*
+ * Reads and parses `path`. A missing file is not an error: it gives the
+ * defaults. An unreadable one is a diagnostic without a line.
+ */
+DaemonConfigOutcome loadDaemonConfig(const std::string &path);
+
+} /* namespace rbdvolume */
