@@ -9,7 +9,7 @@
 #include "config/spec_locate.hpp"
 #include "config/spec_parser.hpp"
 #include "engine/reconcile.hpp"
-#include "host/dry_run_host.hpp"
+#include "host/drivers/dry_run_host.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume::cli {

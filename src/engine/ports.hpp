@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Ports: the narrow interfaces behind which every side effect sits. Each has
- * one real adapter (src/host) and one fake (tests/fakes). Ports carry no
+ * one real adapter (src/host) and one fake (tests/support). Ports carry no
  * policy: no retries, no logging above debug. Mutating calls are idempotent
  * and say whether they changed anything. A call returns only once its attempt
  * is over: on Errc::Timeout the command was killed and reaped, so what it did

@@ -15,10 +15,10 @@
 #include "bench_main.hpp"
 #include "engine/reconcile.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_tools.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
-#include "host/loop_device.hpp"
 #include "host/ownership_files.hpp"
 #include "loop_images.hpp"
 

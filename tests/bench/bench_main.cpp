@@ -14,7 +14,7 @@
 #include <sys/mount.h>
 
 #include "host/command_runner.hpp"
-#include "host/loop_device.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 
 namespace rbdvolume::bench {
 

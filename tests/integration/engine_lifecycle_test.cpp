@@ -6,8 +6,8 @@
 
 #include "common/unique_fd.hpp"
 #include "engine_fixture.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_util.hpp"
-#include "host/loop_device.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume::testing {

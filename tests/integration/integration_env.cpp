@@ -10,7 +10,7 @@
 #include <sys/mount.h>
 
 #include "common/paths.hpp"
-#include "host/loop_device.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 
 namespace rbdvolume::testing {
 

@@ -11,8 +11,8 @@
 
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 #include "host/libmount_mount_table.hpp"
-#include "host/loop_device.hpp"
 
 namespace rbdvolume::testing {
 

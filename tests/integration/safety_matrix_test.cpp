@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "engine_fixture.hpp"
-#include "host/loop_device.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume::testing {

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "common/unique_fd.hpp"
-#include "host/temp_dir.hpp"
+#include "temp_dir.hpp"
 
 namespace rbdvolume {
 namespace {

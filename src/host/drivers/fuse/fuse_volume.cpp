@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/fuse_volume.hpp"
+#include "host/drivers/fuse/fuse_volume.hpp"
 
 #include <sstream>
 

@@ -22,8 +22,8 @@
 #include <map>
 
 #include "engine/ports.hpp"
-#include "host/fuse_volume.hpp"
-#include "host/loop_device.hpp"
+#include "host/drivers/fuse/fuse_volume.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 #include "host/unit_control.hpp"
 
 namespace rbdvolume {

@@ -10,7 +10,7 @@
 
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
-#include "host/fuse_mapper.hpp"
+#include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/ownership_files.hpp"

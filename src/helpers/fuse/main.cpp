@@ -18,9 +18,9 @@
 #include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
 #include "common/volume_name.hpp"
+#include "host/drivers/fuse/fuse_mapper.hpp"
+#include "host/drivers/fuse/fuse_volume.hpp"
 #include "host/fs_util.hpp"
-#include "host/fuse_mapper.hpp"
-#include "host/fuse_volume.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 
 #include "fake_host.hpp"
 #include "host/command_runner.hpp"
-#include "host/drivers/nbd_config.hpp"
-#include "host/drivers/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_helper.hpp"
 
 namespace rbdvolume::testing {
 namespace {

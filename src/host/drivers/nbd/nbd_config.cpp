@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/nbd_mapper.hpp"
+#include "host/drivers/nbd/nbd_mapper.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,8 +9,8 @@
 
 #include "common/unique_fd.hpp"
 #include "common/volume_name.hpp"
-#include "host/drivers/nbd_config.hpp"
-#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/tool_failure.hpp"
 #include "host/fs_util.hpp"
 

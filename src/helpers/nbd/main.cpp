@@ -8,8 +8,8 @@
 
 #include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
-#include "host/drivers/nbd_devices.hpp"
-#include "host/drivers/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_helper.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {

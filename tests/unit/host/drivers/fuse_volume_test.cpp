@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The fuse driver's per-volume config and rbd-fuse's exact command line. */
-#include "host/fuse_volume.hpp"
+#include "host/drivers/fuse/fuse_volume.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_helper.hpp"
 
 #include "common/volume_name.hpp"
 #include "host/drivers/cluster_args.hpp"
-#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_devices.hpp"
 
 namespace rbdvolume {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/krbd_mapper.hpp"
+#include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_devices.hpp"
 
 #include <algorithm>
 #include <filesystem>

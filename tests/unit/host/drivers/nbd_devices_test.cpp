@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Finding a volume's nbd device by its cookie, and telling a netlink device from an ioctl one. */
-#include "host/drivers/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_devices.hpp"
 
 #include <deque>
 

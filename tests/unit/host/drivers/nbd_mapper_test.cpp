@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nbd: the config file, the unit's start and stop, the cookie check, and the unmap sequence. */
-#include "host/drivers/nbd_mapper.hpp"
+#include "host/drivers/nbd/nbd_mapper.hpp"
 
 #include <filesystem>
 
@@ -10,7 +10,7 @@
 
 #include "fake_host.hpp"
 #include "hook_runner.hpp"
-#include "host/drivers/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume::testing {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/dry_run_host.hpp"
+#include "host/drivers/dry_run_host.hpp"
 
 #include "host/libmount_mounter.hpp"
 #include "host/safe_path.hpp"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/loop_device.hpp"
+#include "host/drivers/fuse/loop_device.hpp"
 
 #include <algorithm>
 #include <cerrno>

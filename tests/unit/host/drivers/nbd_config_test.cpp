@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-volume rbd-nbd config: what the mapper writes, exactly, and reading it back. */
-#include "host/drivers/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "host/drivers/nbd_config.hpp"
+#include "host/drivers/nbd/nbd_config.hpp"
 #include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* krbd: the exact `rbd device map/unmap` command lines, and sysfs as the truth around them. */
-#include "host/drivers/krbd_mapper.hpp"
+#include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The helper's arguments, and the exact rbd-nbd command line it chooses: map or attach. */
-#include "host/drivers/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_helper.hpp"
 
 #include <algorithm>
 
