@@ -36,7 +36,7 @@ constexpr std::array<KnownError, 8> DaemonErrors = { {
 	{ "Busy", Errc::Busy, "the volume is in use" },
 	{ "NotFound", Errc::Io, "an image or device of the spec does not exist" },
 	{ "Failed", Errc::Io, "the operation failed" },
-	{ "ShuttingDown", Errc::Busy, "rbd-volumed is shutting down" },
+	{ "ShuttingDown", Errc::ShuttingDown, "rbd-volumed is shutting down" },
 } };
 
 constexpr std::string_view RunningHint = "is rbd-volumed running? (systemctl status rbd-volumed)";
@@ -70,7 +70,10 @@ Error errorFromDBus(std::string_view shortName, std::string_view name, std::stri
 		return daemonUnreachable("nothing owns org.rbdvolume1 on the system bus");
 	if (shortName == "Disconnected" || shortName == "NoServer")
 		return daemonUnreachable(orFallback(message, "disconnected from the system bus"));
-	/* We never set a call timeout: no reply means the daemon left the bus mid-call. */
+	/*
+	 * We never set a call timeout: no reply means the daemon left the bus
+	 * mid-call, which ECONNRESET (the peer went away) tells from its own Timeout.
+	 */
 	if (shortName == "NoReply")
 		return Error{ Errc::Timeout,
 			      "no reply from rbd-volumed (" + orFallback(message, "no reply") + ")",
@@ -97,8 +100,7 @@ Error errorFromBus(std::string_view name, std::string_view message)
 		const std::string_view shortName = name.substr(DaemonPrefix.size());
 		for (const KnownError &known : DaemonErrors) {
 			if (known.name == shortName)
-				return Error{ known.code, orFallback(message, known.fallback),
-					      shortName == "ShuttingDown" ? ESHUTDOWN : 0 };
+				return Error{ known.code, orFallback(message, known.fallback), 0 };
 		}
 		/* One this rbd-volumectl does not know yet: its message says enough. */
 		return Error{ Errc::Io, orFallback(message, name), 0 };
@@ -126,21 +128,21 @@ Error errorFromErrno(int negativeErrno, std::string_view what)
 
 Error daemonUnreachable(std::string_view detail)
 {
-	return Error{ Errc::Io,
+	return Error{ Errc::Unreachable,
 		      "cannot reach rbd-volumed (" + std::string(detail) + "); " +
 			      std::string(RunningHint),
-		      EHOSTUNREACH };
+		      0 };
 }
 
 bool isDaemonGone(const Error &error)
 {
-	return (error.code == Errc::Timeout && error.sysErrno == ECONNRESET) ||
-	       (error.code == Errc::Busy && error.sysErrno == ESHUTDOWN);
+	return error.code == Errc::ShuttingDown ||
+	       (error.code == Errc::Timeout && error.sysErrno == ECONNRESET);
 }
 
 bool isDaemonUnreachable(const Error &error)
 {
-	return error.code == Errc::Io && error.sysErrno == EHOSTUNREACH;
+	return error.code == Errc::Unreachable;
 }
 
 int exitCodeFor(const Error &error)

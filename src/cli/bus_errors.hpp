@@ -19,11 +19,11 @@ namespace rbdvolume::cli {
  *   org.rbdvolume1.Error.Busy            Busy              exit 1
  *   org.rbdvolume1.Error.NotFound        Io                exit 1 (an image or device)
  *   org.rbdvolume1.Error.Failed (other)  Io                exit 1
- *   org.rbdvolume1.Error.ShuttingDown    Busy              exit 1
+ *   org.rbdvolume1.Error.ShuttingDown    ShuttingDown      exit 1
  *   ...DBus.Error.AccessDenied           PermissionDenied  exit 4
  *   ...DBus.Error.ServiceUnknown,
  *      NameHasNoOwner, Disconnected,
- *      NoServer                          unreachable       exit 3
+ *      NoServer                          Unreachable       exit 3
  *   ...DBus.Error.NoReply                Timeout           exit 1
  *   ...DBus.Error.InvalidArgs            InvalidArgument   exit 1
  */
@@ -32,17 +32,14 @@ Error errorFromBus(std::string_view name, std::string_view message);
 /* A failed sd-bus call without an error reply (a negative errno), while doing `what`. */
 Error errorFromErrno(int negativeErrno, std::string_view what);
 
-/*
- * "rbd-volumed cannot be reached", `detail` saying why. It is the one Error
- * with Errc::Io and sysErrno EHOSTUNREACH; the daemon's own errors carry no errno.
- */
+/* "rbd-volumed cannot be reached" (Errc::Unreachable), `detail` saying why. */
 Error daemonUnreachable(std::string_view detail);
 
 bool isDaemonUnreachable(const Error &error);
 
 /*
- * The daemon went away while the call waited (NoReply: it was killed or
- * stopped), or it was stopping (ShuttingDown): a call worth making again
+ * The daemon went away while the call waited (NoReply, a Timeout with
+ * ECONNRESET: it was killed or stopped), or it was stopping (ShuttingDown): a call worth making again
  * once it is back, since up and down are idempotent.
  */
 bool isDaemonGone(const Error &error);

@@ -8,8 +8,9 @@ namespace rbdvolume {
 namespace {
 
 constexpr std::array<const char *, static_cast<size_t>(Errc::Count)> ErrcNames = {
-	"invalid-argument",  "not-found",   "conflict", "busy",	    "timeout",
-	"permission-denied", "unsupported", "io",	"internal",
+	"invalid-argument", "not-found",	 "conflict",	"busy",
+	"timeout",	    "permission-denied", "unsupported", "io",
+	"unreachable",	    "shutting-down",	 "internal",
 };
 
 } /* namespace */

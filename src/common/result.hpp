@@ -18,7 +18,9 @@ enum class Errc : uint8_t {
 	Timeout,	 /* a command or call ran out of time; the outcome is uncertain */
 	PermissionDenied,
 	Unsupported,
-	Io, /* a system call, library or command failed */
+	Io,	      /* a system call, library or command failed */
+	Unreachable,  /* the service asked (rbd-volumed, the cluster) cannot be reached at all */
+	ShuttingDown, /* the service asked is stopping: ask again once it is back */
 	Internal,
 	Count, /* keep last */
 };

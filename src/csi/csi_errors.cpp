@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "csi/csi_errors.hpp"
 
-#include <cerrno>
-
-#include "cli/bus_errors.hpp"
-
 namespace rbdvolume::csi {
 
 grpc::Status statusFor(const Error &error)
 {
-	if (cli::isDaemonUnreachable(error) || error.sysErrno == ESHUTDOWN)
-		return { grpc::StatusCode::UNAVAILABLE, error.message };
 	switch (error.code) {
+	case Errc::Unreachable:
+	case Errc::ShuttingDown:
+		return { grpc::StatusCode::UNAVAILABLE, error.message };
 	case Errc::NotFound:
 		return { grpc::StatusCode::NOT_FOUND, error.message };
 	case Errc::InvalidArgument:

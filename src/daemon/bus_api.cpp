@@ -16,7 +16,6 @@ namespace {
 
 constexpr const char *ErrorNoSuchVolume = "org.rbdvolume1.Error.NoSuchVolume";
 constexpr const char *ErrorSpecInvalid = "org.rbdvolume1.Error.SpecInvalid";
-constexpr const char *ErrorShuttingDown = "org.rbdvolume1.Error.ShuttingDown";
 
 BusApi &api(void *userdata)
 {
@@ -31,8 +30,6 @@ const char *refusalName(const Error &error)
 		return ErrorNoSuchVolume;
 	case Errc::InvalidArgument:
 		return ErrorSpecInvalid;
-	case Errc::Busy:
-		return ErrorShuttingDown;
 	default:
 		return busErrorName(error.code);
 	}
@@ -75,14 +72,6 @@ int requireRoot(sd_bus_message *message)
 	return -EACCES;
 }
 
-/* The error name for a waiting call: those the reconciler dropped on stopping are ShuttingDown. */
-const char *laterErrorName(const Error &error)
-{
-	if (error.code == Errc::Busy && error.sysErrno == ESHUTDOWN)
-		return ErrorShuttingDown;
-	return busErrorName(error.code);
-}
-
 /* A reply that comes later: keeps the call's message until the work is over. */
 Reconciler::Reply laterReply(sd_bus_message *message)
 {
@@ -93,7 +82,7 @@ Reconciler::Reply laterReply(sd_bus_message *message)
 		if (error == nullptr)
 			(void)sd_bus_reply_method_return(call, nullptr);
 		else
-			(void)replyError(call, laterErrorName(*error), error->message);
+			(void)replyError(call, busErrorName(error->code), error->message);
 	};
 }
 

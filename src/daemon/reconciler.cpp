@@ -129,7 +129,7 @@ Result<void> Reconciler::setIntent(const std::string &name, Intent intent, Reply
 		return fail(Errc::NotFound, "no volume '" + name + "': no spec " + name +
 						    ".toml in the spec directories");
 	if (stopping_)
-		return fail(Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN);
+		return fail(Errc::ShuttingDown, "rbd-volumed is stopping");
 	if (intent == Intent::Up && !volume->facts.specProblems.empty())
 		return fail(Errc::InvalidArgument,
 			    specProblemText(name, volume->facts.specProblems));
@@ -155,7 +155,7 @@ Result<void> Reconciler::setIntent(const std::string &name, Intent intent, Reply
 Result<void> Reconciler::reconcile(const std::string &name, Reply done)
 {
 	if (stopping_)
-		return fail(Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN);
+		return fail(Errc::ShuttingDown, "rbd-volumed is stopping");
 	if (!name.empty()) {
 		if (isValidVolumeName(name))
 			applySpecs(specs_.rescanOne(name));
@@ -496,7 +496,7 @@ void Reconciler::checkShutdown()
 {
 	if (!stopping_ || running_ != 0 || !stopped_)
 		return;
-	const Error stopping{ Errc::Busy, "rbd-volumed is stopping", ESHUTDOWN };
+	const Error stopping{ Errc::ShuttingDown, "rbd-volumed is stopping", 0 };
 	for (auto &[name, volume] : volumes_)
 		answer(volume, UINT64_MAX, &stopping);
 	for (const Reply &waiter : std::exchange(nextSurveyWaiters_, {}))

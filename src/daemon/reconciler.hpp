@@ -72,7 +72,7 @@ public:
 	Result<void> plan(const std::string &name, std::optional<Intent> intent, PlanReply done);
 	/*
 	 * Stops starting work; `done` once no episode runs any more. Requests
-	 * refused or left unanswered by then get Errc::Busy with ESHUTDOWN.
+	 * refused or left unanswered by then get Errc::ShuttingDown.
 	 */
 	void shutdown(std::function<void()> done);
 

@@ -119,6 +119,8 @@ const char *busErrorName(Errc code)
 		return "org.rbdvolume1.Error.Timeout";
 	case Errc::PermissionDenied:
 		return "org.rbdvolume1.Error.PermissionDenied";
+	case Errc::ShuttingDown:
+		return "org.rbdvolume1.Error.ShuttingDown";
 	default:
 		return "org.rbdvolume1.Error.Failed";
 	}

@@ -372,7 +372,7 @@ TEST(NodeRpc, DaemonErrorsMapToCsiCodes)
 		  Code::FAILED_PRECONDITION },
 		{ Error{ Errc::InvalidArgument, "spec invalid", 0 }, Code::INVALID_ARGUMENT },
 		{ Error{ Errc::Busy, "in use", 0 }, Code::ABORTED },
-		{ Error{ Errc::Io, "rbd-volumed cannot be reached", EHOSTUNREACH },
+		{ Error{ Errc::Unreachable, "rbd-volumed cannot be reached", 0 },
 		  Code::UNAVAILABLE },
 	};
 	for (const auto &[error, code] : cases) {

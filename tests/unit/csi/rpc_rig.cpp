@@ -66,7 +66,7 @@ Result<std::optional<csi::VolumeState>> FakeVolumeControl::state(const std::stri
 {
 	const std::lock_guard lock(mutex_);
 	if (!reachable_)
-		return fail(Errc::Io, "rbd-volumed cannot be reached", EHOSTUNREACH);
+		return fail(Errc::Unreachable, "rbd-volumed cannot be reached");
 	const auto found = states_.find(name);
 	if (found == states_.end())
 		return std::optional<csi::VolumeState>{};
@@ -76,7 +76,7 @@ Result<std::optional<csi::VolumeState>> FakeVolumeControl::state(const std::stri
 Result<void> FakeVolumeControl::ping()
 {
 	if (!reachable_)
-		return fail(Errc::Io, "rbd-volumed cannot be reached", EHOSTUNREACH);
+		return fail(Errc::Unreachable, "rbd-volumed cannot be reached");
 	return {};
 }
 

@@ -583,10 +583,10 @@ TEST(Reconciler, ShutdownWaitsForTheRunningEpisode)
 
 	auto late = rig.reconciler->setIntent("a", Intent::Up, nullptr);
 	ASSERT_FALSE(late);
-	EXPECT_EQ(late.error().code, Errc::Busy);
+	EXPECT_EQ(late.error().code, Errc::ShuttingDown);
 	auto reconcile = rig.reconciler->reconcile("", nullptr);
 	ASSERT_FALSE(reconcile);
-	EXPECT_EQ(reconcile.error().code, Errc::Busy);
+	EXPECT_EQ(reconcile.error().code, Errc::ShuttingDown);
 
 	rig.world.release();
 	ASSERT_TRUE(rig.loop.runUntil([&] { return stopped; }, "the shutdown"));
@@ -594,7 +594,7 @@ TEST(Reconciler, ShutdownWaitsForTheRunningEpisode)
 	EXPECT_FALSE(up->error) << "the running episode finished: " << up->error->message;
 	ASSERT_TRUE(down->answered()) << "a waiter left unanswered at shutdown";
 	ASSERT_TRUE(down->error);
-	EXPECT_EQ(down->error->code, Errc::Busy);
+	EXPECT_EQ(down->error->code, Errc::ShuttingDown);
 	EXPECT_TRUE(isUpInTheFake(rig, "a")) << "no episode starts once stopping";
 	EXPECT_EQ(up->calls, 1U);
 	EXPECT_EQ(down->calls, 1U);

@@ -287,7 +287,7 @@ TEST(VolumeStatus, ConditionsInOrder)
 
 TEST(VolumeStatus, BusErrorNames)
 {
-	const std::array<std::pair<Errc, const char *>, 9> names = { {
+	const std::array<std::pair<Errc, const char *>, 11> names = { {
 		{ Errc::InvalidArgument, "org.rbdvolume1.Error.SpecInvalid" },
 		{ Errc::NotFound, "org.rbdvolume1.Error.NotFound" },
 		{ Errc::Conflict, "org.rbdvolume1.Error.Conflict" },
@@ -296,6 +296,8 @@ TEST(VolumeStatus, BusErrorNames)
 		{ Errc::PermissionDenied, "org.rbdvolume1.Error.PermissionDenied" },
 		{ Errc::Unsupported, "org.rbdvolume1.Error.Failed" },
 		{ Errc::Io, "org.rbdvolume1.Error.Failed" },
+		{ Errc::Unreachable, "org.rbdvolume1.Error.Failed" },
+		{ Errc::ShuttingDown, "org.rbdvolume1.Error.ShuttingDown" },
 		{ Errc::Internal, "org.rbdvolume1.Error.Failed" },
 	} };
 	static_assert(names.size() == static_cast<size_t>(Errc::Count));
