@@ -54,32 +54,34 @@ void appendList(std::string &out, std::string_view label, const std::vector<std:
 		appendContinuation(out, values[i]);
 }
 
-std::string busyText(const VolumeView &volume)
+std::string busyText(const VolumeProperties &volume)
 {
 	if (!volume.busy)
 		return "no";
 	return volume.activity.empty() ? "yes" : "yes: " + terminalSafe(volume.activity);
 }
 
-std::string errorText(const VolumeError &error)
+std::string errorText(const VolumeProperties &volume)
 {
-	if (error.empty())
+	const std::string &name = volume.lastErrorName;
+	const std::string &message = volume.lastErrorMessage;
+	if (name.empty() && message.empty())
 		return "none";
-	if (error.message.empty())
-		return terminalSafe(error.name);
-	if (error.name.empty())
-		return terminalSafe(error.message);
-	return terminalSafe(error.name) + ": " + terminalSafe(error.message);
+	if (message.empty())
+		return terminalSafe(name);
+	if (name.empty())
+		return terminalSafe(message);
+	return terminalSafe(name) + ": " + terminalSafe(message);
 }
 
-void appendBlock(std::string &out, const VolumeView &volume)
+void appendBlock(std::string &out, const VolumeProperties &volume)
 {
 	out += shown(volume.name);
 	out += '\n';
 	appendField(out, "spec file", shown(volume.specFile));
 	appendField(out, "intent", shown(volume.intent));
-	appendField(out, "phase", shown(volume.phase));
-	appendField(out, "stage", shown(volume.stage));
+	appendField(out, "phase", bus::phaseName(volume.phase));
+	appendField(out, "stage", bus::stageName(volume.stage));
 	appendField(out, "device", shown(volume.device));
 	appendField(out, "staging path", shown(volume.stagingPath));
 	std::vector<std::string> targets;
@@ -91,13 +93,13 @@ void appendBlock(std::string &out, const VolumeView &volume)
 		    std::to_string(volume.generation) + " (observed " +
 			    std::to_string(volume.observedGeneration) + ")");
 	std::vector<std::string> conditions;
-	for (const VolumeCondition &condition : volume.conditions)
+	for (const bus::Condition &condition : volume.conditions)
 		conditions.push_back(condition.message.empty()
 					     ? shown(condition.type)
 					     : shown(condition.type) + ": " +
 						       terminalSafe(condition.message));
 	appendList(out, "conditions", conditions);
-	appendField(out, "last error", errorText(volume.lastError));
+	appendField(out, "last error", errorText(volume));
 }
 
 /* ,"key": for the members after the first of an object. */
@@ -116,14 +118,14 @@ void appendStringMember(std::string &out, std::string_view key, std::string_view
 	out += jsonQuote(value);
 }
 
-void appendJsonVolume(std::string &out, const VolumeView &volume)
+void appendJsonVolume(std::string &out, const VolumeProperties &volume)
 {
 	out += '{';
 	appendStringMember(out, "name", volume.name, true);
 	appendStringMember(out, "spec_file", volume.specFile);
 	appendStringMember(out, "intent", volume.intent);
-	appendStringMember(out, "phase", volume.phase);
-	appendStringMember(out, "stage", volume.stage);
+	appendStringMember(out, "phase", bus::phaseName(volume.phase));
+	appendStringMember(out, "stage", bus::stageName(volume.stage));
 	appendKey(out, "busy");
 	out += volume.busy ? "true" : "false";
 	appendStringMember(out, "activity", volume.activity);
@@ -149,12 +151,12 @@ void appendJsonVolume(std::string &out, const VolumeView &volume)
 	}
 	out += ']';
 	appendKey(out, "last_error");
-	if (volume.lastError.empty()) {
+	if (volume.lastErrorName.empty() && volume.lastErrorMessage.empty()) {
 		out += "null";
 	} else {
 		out += '{';
-		appendStringMember(out, "name", volume.lastError.name, true);
-		appendStringMember(out, "message", volume.lastError.message);
+		appendStringMember(out, "name", volume.lastErrorName, true);
+		appendStringMember(out, "message", volume.lastErrorMessage);
 		out += '}';
 	}
 	appendKey(out, "generation");
@@ -172,7 +174,8 @@ std::string formatVolumeTable(std::span<const VolumeSummary> volumes)
 	std::vector<std::array<std::string, 3>> rows;
 	rows.reserve(volumes.size());
 	for (const VolumeSummary &volume : volumes)
-		rows.push_back({ shown(volume.name), shown(volume.intent), shown(volume.phase) });
+		rows.push_back(
+			{ shown(volume.name), shown(volume.intent), bus::phaseName(volume.phase) });
 
 	std::array<size_t, 2> widths = { displayWidth(header[0]), displayWidth(header[1]) };
 	for (const auto &row : rows) {
@@ -201,14 +204,14 @@ std::string formatVolumeListJson(std::span<const VolumeSummary> volumes)
 		out += '{';
 		appendStringMember(out, "name", volumes[i].name, true);
 		appendStringMember(out, "intent", volumes[i].intent);
-		appendStringMember(out, "phase", volumes[i].phase);
+		appendStringMember(out, "phase", bus::phaseName(volumes[i].phase));
 		out += '}';
 	}
 	out += "]}\n";
 	return out;
 }
 
-std::string formatStatusText(std::span<const VolumeView> volumes)
+std::string formatStatusText(std::span<const VolumeProperties> volumes)
 {
 	if (volumes.empty())
 		return "no volumes\n";
@@ -221,7 +224,7 @@ std::string formatStatusText(std::span<const VolumeView> volumes)
 	return out;
 }
 
-std::string formatStatusJson(std::span<const VolumeView> volumes)
+std::string formatStatusJson(std::span<const VolumeProperties> volumes)
 {
 	std::string out = "{\"volumes\":[";
 	for (size_t i = 0; i < volumes.size(); i++) {

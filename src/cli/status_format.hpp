@@ -5,9 +5,12 @@
 #include <span>
 #include <string>
 
-#include "cli/volume_view.hpp"
+#include "bus/volume_properties.hpp"
 
 namespace rbdvolume::cli {
+
+using bus::VolumeProperties;
+using bus::VolumeSummary;
 
 /* `list`: a header NAME INTENT PHASE and one row per volume, in the given order. */
 std::string formatVolumeTable(std::span<const VolumeSummary> volumes);
@@ -16,9 +19,9 @@ std::string formatVolumeTable(std::span<const VolumeSummary> volumes);
 std::string formatVolumeListJson(std::span<const VolumeSummary> volumes);
 
 /* `status`: one block per volume, blocks separated by an empty line; "no volumes" for none. */
-std::string formatStatusText(std::span<const VolumeView> volumes);
+std::string formatStatusText(std::span<const VolumeProperties> volumes);
 
 /* `status --json`: {"volumes":[...]} on one line (docs/cli.md has the schema). */
-std::string formatStatusJson(std::span<const VolumeView> volumes);
+std::string formatStatusJson(std::span<const VolumeProperties> volumes);
 
 } /* namespace rbdvolume::cli */

@@ -2,8 +2,8 @@
 /* `rbd-volumectl list [--json]`: every volume rbd-volumed knows, its intent and phase. */
 #include <cstdio>
 
-#include "cli/bus_client.hpp"
-#include "cli/bus_errors.hpp"
+#include "bus/client.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/status_format.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
@@ -18,9 +18,10 @@ int verbList(std::span<const std::string_view> args)
 	if (!options->operands.empty())
 		return usageError("list", "takes no arguments", "[--json]");
 
-	auto bus = BusClient::open();
-	auto volumes = bus ? bus->listVolumes()
-			   : Result<std::vector<VolumeSummary>>(tl::make_unexpected(bus.error()));
+	auto bus = bus::Client::open();
+	auto volumes =
+		bus ? bus->listVolumes()
+		    : Result<std::vector<bus::VolumeSummary>>(tl::make_unexpected(bus.error()));
 	if (!volumes)
 		return reportFailure("list", volumes.error());
 	const std::string text =

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/verbs.hpp"
+#include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
 
 namespace rbdvolume::cli {
@@ -124,9 +125,15 @@ int usageError(std::string_view verb, std::string_view problem, std::string_view
 	return ExitUsage;
 }
 
-bool wantProgress(const VerbOptions &options)
+bus::ActivityCallback progressPrinter(const VerbOptions &options)
 {
-	return options.progress || isatty(STDERR_FILENO) != 0;
+	if (!options.progress && isatty(STDERR_FILENO) == 0)
+		return {};
+	return [](const std::string &name, const std::string &activity) {
+		std::fprintf(stderr, "%s: %s\n", terminalSafe(name).c_str(),
+			     terminalSafe(activity).c_str());
+		std::fflush(stderr);
+	};
 }
 
 Result<std::string> oneVolumeName(const VerbOptions &options, bool required)

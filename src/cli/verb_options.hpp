@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bus/activity_watch.hpp"
 #include "common/result.hpp"
 
 namespace rbdvolume::cli {
@@ -39,8 +40,11 @@ Result<VerbOptions> parseVerbOptions(std::span<const std::string_view> args, uns
  */
 int usageError(std::string_view verb, std::string_view problem, std::string_view synopsis);
 
-/* Whether to print progress while waiting: asked for, or stderr is a terminal. */
-bool wantProgress(const VerbOptions &options);
+/*
+ * What prints each Activity as "NAME: ACTIVITY" on stderr while a call
+ * waits, when progress is asked for or stderr is a terminal; empty otherwise.
+ */
+bus::ActivityCallback progressPrinter(const VerbOptions &options);
 
 /* Checks that a verb got at most (or exactly) one volume name, and that it is valid. */
 Result<std::string> oneVolumeName(const VerbOptions &options, bool required);

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/bus_client.hpp"
-#include "cli/bus_errors.hpp"
+#include "bus/client.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 
@@ -20,11 +20,11 @@ int verbReconcile(std::span<const std::string_view> args)
 	if (!name)
 		return usageError("reconcile", name.error().message, Synopsis);
 
-	WaitSettings settings;
+	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
-	settings.progress = wantProgress(*options);
+	settings.onActivity = progressPrinter(*options);
 	settings.volume = *name;
-	auto bus = BusClient::open();
+	auto bus = bus::Client::open();
 	const Result<void> done = bus ? bus->reconcile(*name, settings)
 				      : Result<void>(tl::make_unexpected(bus.error()));
 	if (!done)
@@ -44,9 +44,9 @@ int verbReload(std::span<const std::string_view> args)
 	if (!options->operands.empty())
 		return usageError("reload", "takes no arguments", Synopsis);
 
-	WaitSettings settings;
+	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
-	auto bus = BusClient::open();
+	auto bus = bus::Client::open();
 	const Result<void> done =
 		bus ? bus->reload(settings) : Result<void>(tl::make_unexpected(bus.error()));
 	if (!done)

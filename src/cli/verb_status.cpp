@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/bus_client.hpp"
-#include "cli/bus_errors.hpp"
+#include "bus/client.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/status_format.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
@@ -16,25 +16,25 @@ namespace {
 
 constexpr std::string_view Synopsis = "[NAME] [--json]";
 
-Result<std::vector<VolumeView>> oneVolume(BusClient &bus, const std::string &name)
+Result<std::vector<bus::VolumeProperties>> oneVolume(bus::Client &bus, const std::string &name)
 {
 	auto path = bus.volumePath(name);
 	if (!path)
 		return tl::make_unexpected(path.error());
-	auto view = bus.volumeView(*path);
+	auto view = bus.volumeProperties(*path);
 	if (!view)
 		return tl::make_unexpected(view.error());
-	return std::vector<VolumeView>{ std::move(*view) };
+	return std::vector<bus::VolumeProperties>{ std::move(*view) };
 }
 
-Result<std::vector<VolumeView>> everyVolume(BusClient &bus)
+Result<std::vector<bus::VolumeProperties>> everyVolume(bus::Client &bus)
 {
 	auto volumes = bus.listVolumes();
 	if (!volumes)
 		return tl::make_unexpected(volumes.error());
-	std::vector<VolumeView> views;
-	for (const VolumeSummary &volume : *volumes) {
-		auto view = bus.volumeView(volume.objectPath);
+	std::vector<bus::VolumeProperties> views;
+	for (const bus::VolumeSummary &volume : *volumes) {
+		auto view = bus.volumeProperties(volume.objectPath);
 		/* A volume removed since the list was read is no longer there to show. */
 		if (!view && view.error().code == Errc::NotFound)
 			continue;
@@ -57,10 +57,11 @@ int verbStatus(std::span<const std::string_view> args)
 	if (!name)
 		return usageError("status", name.error().message, Synopsis);
 
-	auto bus = BusClient::open();
-	auto views = !bus ? Result<std::vector<VolumeView>>(tl::make_unexpected(bus.error()))
-		     : name->empty() ? everyVolume(*bus)
-				     : oneVolume(*bus, *name);
+	auto bus = bus::Client::open();
+	auto views =
+		!bus ? Result<std::vector<bus::VolumeProperties>>(tl::make_unexpected(bus.error()))
+		: name->empty() ? everyVolume(*bus)
+				: oneVolume(*bus, *name);
 	if (!views)
 		return reportFailure(name->empty() ? "status" : "status " + *name, views.error());
 	const std::string text =

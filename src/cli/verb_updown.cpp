@@ -6,8 +6,9 @@
 #include <string>
 #include <thread>
 
-#include "cli/bus_client.hpp"
-#include "cli/bus_errors.hpp"
+#include "bus/client.hpp"
+#include "bus/errors.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/offline_down.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
@@ -34,7 +35,7 @@ constexpr std::chrono::milliseconds Pause{ 500 };
  * running. So it is done here, unless a daemon holds its lock (starting:
  * then ask it, a moment later).
  */
-Result<bool> downHereIfNoDaemon(BusClient &bus, const std::string &name)
+Result<bool> downHereIfNoDaemon(bus::Client &bus, const std::string &name)
 {
 	auto running = bus.daemonRunning();
 	if (!running)
@@ -53,7 +54,7 @@ Result<bool> downHereIfNoDaemon(BusClient &bus, const std::string &name)
  * status says what happened to the volume, not to the daemon.
  */
 Result<void> setIntent(const char *member, const std::string &name, bool wait,
-		       WaitSettings settings)
+		       bus::WaitSettings settings)
 {
 	const bool down = std::string_view(member) == "Down";
 	const auto deadline =
@@ -69,7 +70,7 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 			std::this_thread::sleep_for(Pause);
 		}
 		/* A call's wait ends its connection (sd-bus closes it with the loop): one each. */
-		auto bus = BusClient::open();
+		auto bus = bus::Client::open();
 		if (!bus)
 			return tl::make_unexpected(bus.error());
 		if (down) {
@@ -86,7 +87,7 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 				static_cast<uint64_t>(std::max<int64_t>(1, left.count()));
 		}
 		done = bus->setIntent(member, name, wait, settings);
-		if (done || !isDaemonGone(done.error()))
+		if (done || !bus::isDaemonGone(done.error()))
 			return done;
 	}
 	return done;
@@ -103,9 +104,10 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 	if (!name)
 		return usageError(verb, name.error().message, Synopsis);
 
-	WaitSettings settings;
+	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
-	settings.progress = options->wait && wantProgress(*options);
+	if (options->wait)
+		settings.onActivity = progressPrinter(*options);
 	settings.volume = *name;
 	const Result<void> done = setIntent(member, *name, options->wait, settings);
 	if (!done)

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "csi/bus_volume_control.hpp"
 
-#include "cli/bus_client.hpp"
+#include "bus/client.hpp"
 
 namespace rbdvolume::csi {
 
 namespace {
 
-cli::WaitSettings waitFor(std::chrono::seconds timeout)
+bus::WaitSettings waitFor(std::chrono::seconds timeout)
 {
-	cli::WaitSettings settings;
+	bus::WaitSettings settings;
 	/* At least a second: 0 would mean "as long as it takes". */
 	settings.timeoutSeconds = static_cast<uint64_t>(std::max<int64_t>(timeout.count(), 1));
 	return settings;
@@ -17,7 +17,7 @@ cli::WaitSettings waitFor(std::chrono::seconds timeout)
 
 Result<void> setIntent(const char *member, const std::string &name, std::chrono::seconds timeout)
 {
-	auto client = cli::BusClient::open();
+	auto client = bus::Client::open();
 	if (!client)
 		return tl::make_unexpected(client.error());
 	return client->setIntent(member, name, true, waitFor(timeout));
@@ -37,7 +37,7 @@ Result<void> BusVolumeControl::down(const std::string &name, std::chrono::second
 
 Result<void> BusVolumeControl::reconcile(const std::string &name, std::chrono::seconds timeout)
 {
-	auto client = cli::BusClient::open();
+	auto client = bus::Client::open();
 	if (!client)
 		return tl::make_unexpected(client.error());
 	return client->reconcile(name, waitFor(timeout));
@@ -45,7 +45,7 @@ Result<void> BusVolumeControl::reconcile(const std::string &name, std::chrono::s
 
 Result<std::optional<VolumeState>> BusVolumeControl::state(const std::string &name)
 {
-	auto client = cli::BusClient::open();
+	auto client = bus::Client::open();
 	if (!client)
 		return tl::make_unexpected(client.error());
 	auto path = client->volumePath(name);
@@ -53,20 +53,25 @@ Result<std::optional<VolumeState>> BusVolumeControl::state(const std::string &na
 		return std::optional<VolumeState>{};
 	if (!path)
 		return tl::make_unexpected(path.error());
-	auto view = client->volumeView(*path);
+	auto view = client->volumeProperties(*path);
 	if (!view)
 		return tl::make_unexpected(view.error());
-	VolumeState state{ view->phase, view->stage, view->activity, view->device, {}, {} };
-	for (const cli::VolumeCondition &condition : view->conditions)
+	VolumeState state{ bus::phaseName(view->phase),
+			   bus::stageName(view->stage),
+			   view->activity,
+			   view->device,
+			   {},
+			   {} };
+	for (const bus::Condition &condition : view->conditions)
 		state.conditions.emplace_back(condition.type, condition.message);
-	if (!view->lastError.empty())
-		state.lastError = view->lastError.name + ": " + view->lastError.message;
+	if (!view->lastErrorName.empty() || !view->lastErrorMessage.empty())
+		state.lastError = view->lastErrorName + ": " + view->lastErrorMessage;
 	return std::optional<VolumeState>{ std::move(state) };
 }
 
 Result<void> BusVolumeControl::ping()
 {
-	auto client = cli::BusClient::open();
+	auto client = bus::Client::open();
 	if (!client)
 		return tl::make_unexpected(client.error());
 	auto volumes = client->listVolumes();

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "common/bus_names.hpp"
+#include "bus/names.hpp"
 #include "common/sd_ptr.hpp"
 #include "daemon/reconciler.hpp"
 

@@ -32,7 +32,7 @@ bool integrationRequired()
 }
 
 /* The volumes as the CLI shows them: sorted by name. */
-std::vector<cli::VolumeView> sortedVolumes()
+std::vector<bus::VolumeProperties> sortedVolumes()
 {
 	return { invalidVolume(), upVolume(), failedVolume() };
 }
@@ -133,7 +133,7 @@ TEST_F(CliBus, StatusOfOneFailedVolumeStillExitsZero)
 {
 	const CtlResult result = ctl({ "status", "logs" });
 	EXPECT_EQ(result.exitCode, 0) << result.err;
-	const std::vector<cli::VolumeView> expected = { failedVolume() };
+	const std::vector<bus::VolumeProperties> expected = { failedVolume() };
 	EXPECT_EQ(result.out, cli::formatStatusText(expected));
 	EXPECT_EQ(result.out.rfind("logs\n  spec file:    /etc/rbd-volume/volumes/logs.toml\n", 0),
 		  0U)
@@ -144,7 +144,7 @@ TEST_F(CliBus, StatusOfANameWithADot)
 {
 	const CtlResult result = ctl({ "status", "archive.2020" });
 	EXPECT_EQ(result.exitCode, 0) << result.err;
-	const std::vector<cli::VolumeView> expected = { invalidVolume() };
+	const std::vector<bus::VolumeProperties> expected = { invalidVolume() };
 	EXPECT_EQ(result.out, cli::formatStatusText(expected));
 }
 
@@ -164,7 +164,7 @@ TEST_F(CliBus, StatusJsonOfOne)
 {
 	const CtlResult result = ctl({ "status", "db", "--json" });
 	EXPECT_EQ(result.exitCode, 0) << result.err;
-	const std::vector<cli::VolumeView> expected = { upVolume() };
+	const std::vector<bus::VolumeProperties> expected = { upVolume() };
 	EXPECT_EQ(result.out, cli::formatStatusJson(expected));
 }
 

@@ -14,7 +14,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "common/bus_names.hpp"
+#include "bus/names.hpp"
 #include "common/sd_ptr.hpp"
 
 namespace rbdvolume::testing {
@@ -26,7 +26,7 @@ constexpr uint64_t StepUsec = 20000;
 constexpr uint64_t TimerAccuracyUsec = 1000;
 
 struct FakeVolume {
-	cli::VolumeView view;
+	bus::VolumeProperties view;
 	std::string path;
 };
 
@@ -84,7 +84,7 @@ namespace {
 using Server = FakeManager::Server;
 
 int appendVolumeProperty(sd_bus_message *reply, std::string_view property,
-			 const cli::VolumeView &view)
+			 const bus::VolumeProperties &view)
 {
 	if (property == "Name")
 		return sd_bus_message_append(reply, "s", view.name.c_str());
@@ -93,9 +93,9 @@ int appendVolumeProperty(sd_bus_message *reply, std::string_view property,
 	if (property == "Intent")
 		return sd_bus_message_append(reply, "s", view.intent.c_str());
 	if (property == "Phase")
-		return sd_bus_message_append(reply, "s", view.phase.c_str());
+		return sd_bus_message_append(reply, "s", bus::phaseName(view.phase));
 	if (property == "Stage")
-		return sd_bus_message_append(reply, "s", view.stage.c_str());
+		return sd_bus_message_append(reply, "s", bus::stageName(view.stage));
 	if (property == "Busy")
 		return sd_bus_message_append(reply, "b", static_cast<int>(view.busy));
 	if (property == "Activity")
@@ -109,8 +109,8 @@ int appendVolumeProperty(sd_bus_message *reply, std::string_view property,
 	if (property == "ObservedGeneration")
 		return sd_bus_message_append(reply, "t", view.observedGeneration);
 	if (property == "LastError")
-		return sd_bus_message_append(reply, "(ss)", view.lastError.name.c_str(),
-					     view.lastError.message.c_str());
+		return sd_bus_message_append(reply, "(ss)", view.lastErrorName.c_str(),
+					     view.lastErrorMessage.c_str());
 	if (property == "FutureProperty") /* one the client does not know: it must skip it */
 		return sd_bus_message_append(reply, "a{su}", 1, "answer", 42U);
 	int r = 0;
@@ -124,7 +124,7 @@ int appendVolumeProperty(sd_bus_message *reply, std::string_view property,
 	}
 	if (property == "Conditions") {
 		r = sd_bus_message_open_container(reply, 'a', "(ss)");
-		for (const cli::VolumeCondition &condition : view.conditions) {
+		for (const bus::Condition &condition : view.conditions) {
 			if (r >= 0)
 				r = sd_bus_message_append(reply, "(ss)", condition.type.c_str(),
 							  condition.message.c_str());
@@ -187,7 +187,8 @@ int onListVolumes(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/
 		if (r >= 0)
 			r = sd_bus_message_append(reply.get(), "(ssso)", volume->view.name.c_str(),
 						  volume->view.intent.c_str(),
-						  volume->view.phase.c_str(), volume->path.c_str());
+						  bus::phaseName(volume->view.phase),
+						  volume->path.c_str());
 	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply.get());
@@ -373,10 +374,11 @@ void FakeManager::Server::tearDown()
 	event.reset();
 }
 
-FakeManager::FakeManager(std::vector<cli::VolumeView> volumes) : server_(std::make_unique<Server>())
+FakeManager::FakeManager(std::vector<bus::VolumeProperties> volumes)
+	: server_(std::make_unique<Server>())
 {
 	server_->owner = this;
-	for (cli::VolumeView &view : volumes)
+	for (bus::VolumeProperties &view : volumes)
 		server_->volumes.push_back(
 			std::make_unique<FakeVolume>(FakeVolume{ std::move(view), {} }));
 }

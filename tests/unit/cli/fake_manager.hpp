@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/volume_view.hpp"
+#include "bus/volume_properties.hpp"
 #include "common/unique_fd.hpp"
 
 namespace rbdvolume::testing {
@@ -31,7 +31,7 @@ class FakeManager
 {
 public:
 	/* The volumes it serves, in this (unsorted) order. */
-	explicit FakeManager(std::vector<cli::VolumeView> volumes);
+	explicit FakeManager(std::vector<bus::VolumeProperties> volumes);
 	~FakeManager();
 	FakeManager(const FakeManager &) = delete;
 	FakeManager &operator=(const FakeManager &) = delete;

@@ -4,18 +4,18 @@
 
 #include <vector>
 
-#include "cli/volume_view.hpp"
+#include "bus/volume_properties.hpp"
 
 namespace rbdvolume::testing {
 
-inline cli::VolumeView upVolume()
+inline bus::VolumeProperties upVolume()
 {
-	cli::VolumeView view;
+	bus::VolumeProperties view;
 	view.name = "db";
 	view.specFile = "/etc/rbd-volume/volumes/db.toml";
 	view.intent = "up";
-	view.phase = "up";
-	view.stage = "published";
+	view.phase = bus::Phase::Up;
+	view.stage = bus::Stage::Published;
 	view.device = "/dev/rbd0";
 	view.stagingPath = "/var/lib/rbd-volume/staging/db";
 	view.publishTargets = { "/srv/db", "/srv/db-replica" };
@@ -24,39 +24,40 @@ inline cli::VolumeView upVolume()
 	return view;
 }
 
-inline cli::VolumeView failedVolume()
+inline bus::VolumeProperties failedVolume()
 {
-	cli::VolumeView view;
+	bus::VolumeProperties view;
 	view.name = "logs";
 	view.specFile = "/etc/rbd-volume/volumes/logs.toml";
 	view.intent = "down";
-	view.phase = "failed";
-	view.stage = "mapped";
+	view.phase = bus::Phase::Failed;
+	view.stage = bus::Stage::Mapped;
 	view.busy = true;
 	view.activity = "unmap rbd/logs";
 	view.device = "/dev/nbd1";
 	view.conditions = { { "Failed", "unmap: device or resource busy" },
 			    { "Conflict", "/srv/logs is mounted by another process" } };
-	view.lastError = { "org.rbdvolume1.Error.Failed", "rbd unmap exited 16" };
+	view.lastErrorName = "org.rbdvolume1.Error.Failed";
+	view.lastErrorMessage = "rbd unmap exited 16";
 	view.generation = 5;
 	view.observedGeneration = 4;
 	return view;
 }
 
 /* A name with a '.', escaped in its object path, and a message that needs escaping. */
-inline cli::VolumeView invalidVolume()
+inline bus::VolumeProperties invalidVolume()
 {
-	cli::VolumeView view;
+	bus::VolumeProperties view;
 	view.name = "archive.2020";
-	view.phase = "invalid";
-	view.stage = "absent";
+	view.phase = bus::Phase::Invalid;
+	view.stage = bus::Stage::Absent;
 	view.conditions = { { "SpecInvalid", "3:8: pool: \"x\\y\"\tis\nnot ünïcode-safe" } };
 	view.generation = 1;
 	return view;
 }
 
 /* In the order the fake daemon lists them: not sorted. */
-inline std::vector<cli::VolumeView> sampleVolumes()
+inline std::vector<bus::VolumeProperties> sampleVolumes()
 {
 	return { failedVolume(), upVolume(), invalidVolume() };
 }

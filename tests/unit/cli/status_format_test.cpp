@@ -19,9 +19,10 @@ using testing::upVolume;
 
 std::vector<VolumeSummary> summaries()
 {
-	return { { "archive.2020", "", "invalid", "/org/rbdvolume1/volume/archive_2e2020" },
-		 { "db", "up", "up", "/org/rbdvolume1/volume/db" },
-		 { "logs", "down", "failed", "/org/rbdvolume1/volume/logs" } };
+	return { { "archive.2020", "", bus::Phase::Invalid,
+		   "/org/rbdvolume1/volume/archive_2e2020" },
+		 { "db", "up", bus::Phase::Up, "/org/rbdvolume1/volume/db" },
+		 { "logs", "down", bus::Phase::Failed, "/org/rbdvolume1/volume/logs" } };
 }
 
 constexpr const char *UpBlock = "db\n"
@@ -68,8 +69,8 @@ TEST(ListTable, ColumnsLineUpAndAnUnsetIntentIsADash)
 
 TEST(ListTable, WidthsCountCharactersNotBytes)
 {
-	const std::vector<VolumeSummary> volumes = { { "données", "up", "up", "/x" },
-						     { "db", "down", "down", "/y" } };
+	const std::vector<VolumeSummary> volumes = { { "données", "up", bus::Phase::Up, "/x" },
+						     { "db", "down", bus::Phase::Down, "/y" } };
 	EXPECT_EQ(formatVolumeTable(volumes), "NAME     INTENT  PHASE\n"
 					      "données  up      up\n"
 					      "db       down    down\n");
@@ -77,9 +78,10 @@ TEST(ListTable, WidthsCountCharactersNotBytes)
 
 TEST(ListTable, ControlCharactersCannotBreakARow)
 {
-	const std::vector<VolumeSummary> volumes = { { "a\nb", "up", "\x1b[31mred", "/x" } };
-	EXPECT_EQ(formatVolumeTable(volumes), "NAME  INTENT  PHASE\n"
-					      "a\\nb  up      \\x1b[31mred\n");
+	const std::vector<VolumeSummary> volumes = { { "a\nb", "\x1b[31mred", bus::Phase::Up,
+						       "/x" } };
+	EXPECT_EQ(formatVolumeTable(volumes), "NAME  INTENT       PHASE\n"
+					      "a\\nb  \\x1b[31mred  up\n");
 }
 
 TEST(ListJson, EmptyAndSeveral)
@@ -98,25 +100,25 @@ TEST(StatusText, NoVolumes)
 
 TEST(StatusText, OneVolumeUp)
 {
-	const std::vector<VolumeView> volumes = { upVolume() };
+	const std::vector<VolumeProperties> volumes = { upVolume() };
 	EXPECT_EQ(formatStatusText(volumes), UpBlock);
 }
 
 TEST(StatusText, ConditionsEachOnTheirLineAndTheLastError)
 {
-	const std::vector<VolumeView> volumes = { failedVolume() };
+	const std::vector<VolumeProperties> volumes = { failedVolume() };
 	EXPECT_EQ(formatStatusText(volumes), FailedBlock);
 }
 
 TEST(StatusText, BlocksAreSeparatedByAnEmptyLine)
 {
-	const std::vector<VolumeView> volumes = { upVolume(), failedVolume() };
+	const std::vector<VolumeProperties> volumes = { upVolume(), failedVolume() };
 	EXPECT_EQ(formatStatusText(volumes), std::string(UpBlock) + "\n" + FailedBlock);
 }
 
 TEST(StatusText, EscapesWhatWouldBreakTheLayout)
 {
-	const std::vector<VolumeView> volumes = { invalidVolume() };
+	const std::vector<VolumeProperties> volumes = { invalidVolume() };
 	EXPECT_EQ(formatStatusText(volumes),
 		  "archive.2020\n"
 		  "  spec file:    -\n"
@@ -134,11 +136,12 @@ TEST(StatusText, EscapesWhatWouldBreakTheLayout)
 
 TEST(StatusText, BusyWithoutActivityAndPartialErrors)
 {
-	VolumeView view = upVolume();
+	VolumeProperties view = upVolume();
 	view.busy = true;
 	view.conditions = { { "MapperLost", "" } };
-	view.lastError = { "", "only a message" };
-	const std::vector<VolumeView> volumes = { view };
+	view.lastErrorName = "";
+	view.lastErrorMessage = "only a message";
+	const std::vector<VolumeProperties> volumes = { view };
 	const std::string text = formatStatusText(volumes);
 	EXPECT_NE(text.find("  busy:         yes\n"), std::string::npos) << text;
 	EXPECT_NE(text.find("  conditions:   MapperLost\n"), std::string::npos) << text;
@@ -152,7 +155,7 @@ TEST(StatusJson, Empty)
 
 TEST(StatusJson, EveryFieldInTheDocumentedOrder)
 {
-	const std::vector<VolumeView> volumes = { upVolume(), failedVolume() };
+	const std::vector<VolumeProperties> volumes = { upVolume(), failedVolume() };
 	EXPECT_EQ(
 		formatStatusJson(volumes),
 		"{\"volumes\":["
@@ -176,7 +179,7 @@ TEST(StatusJson, EveryFieldInTheDocumentedOrder)
 
 TEST(StatusJson, StringsAreEscaped)
 {
-	const std::vector<VolumeView> volumes = { invalidVolume() };
+	const std::vector<VolumeProperties> volumes = { invalidVolume() };
 	const std::string json = formatStatusJson(volumes);
 	EXPECT_NE(json.find("\"conditions\":[{\"type\":\"SpecInvalid\","
 			    "\"message\":\"3:8: pool: \\\"x\\\\y\\\"\\tis\\nnot ünïcode-safe\"}]"),
@@ -186,9 +189,9 @@ TEST(StatusJson, StringsAreEscaped)
 
 TEST(StatusJson, LargeGenerationsStayExact)
 {
-	VolumeView view = upVolume();
+	VolumeProperties view = upVolume();
 	view.generation = 18446744073709551615ULL;
-	const std::vector<VolumeView> volumes = { view };
+	const std::vector<VolumeProperties> volumes = { view };
 	EXPECT_NE(formatStatusJson(volumes).find("\"generation\":18446744073709551615,"),
 		  std::string::npos);
 }

@@ -1,33 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rbd-volumectl's side of the bus: calls to rbd-volumed, their replies as plain values. */
+/* A client of rbd-volumed: calls on its Manager and volumes, their replies as plain values. */
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "cli/volume_view.hpp"
+#include "bus/activity_watch.hpp"
+#include "bus/volume_properties.hpp"
 #include "common/result.hpp"
 #include "common/sd_ptr.hpp"
 
-namespace rbdvolume::cli {
+namespace rbdvolume::bus {
 
 /* How a call that changes something waits for its reply. */
 struct WaitSettings {
 	uint64_t timeoutSeconds = 0; /* 0: as long as it takes */
-	bool progress = false;	     /* print Activity changes on stderr meanwhile */
+	ActivityCallback onActivity; /* each Activity change meanwhile; empty: none */
 	std::string volume;	     /* whose Activity; "" for every volume */
 };
 
 /*
- * A connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS when set). Every
- * failure is an Error worded for the operator; exitCodeFor() (bus_errors.hpp)
- * turns it into the exit code.
+ * A connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS when set), for one
+ * thread. Every failure is an Error worded for the operator (errors.hpp).
+ * A call that waits runs its own event loop, which closes the connection when
+ * it ends (sd-bus does): one Client per waiting call.
  */
-class BusClient
+class Client
 {
 public:
-	static Result<BusClient> open();
+	static Result<Client> open();
 
 	/* Manager.ListVolumes, sorted by name. */
 	Result<std::vector<VolumeSummary>> listVolumes();
@@ -36,7 +38,7 @@ public:
 	Result<std::string> volumePath(const std::string &name);
 
 	/* Properties.GetAll of the volume object at `objectPath`. */
-	Result<VolumeView> volumeView(const std::string &objectPath);
+	Result<VolumeProperties> volumeProperties(const std::string &objectPath);
 
 	/* Manager.Up / Manager.Down (`member`) of `name`; the daemon waits for convergence when `wait`. */
 	Result<void> setIntent(const char *member, const std::string &name, bool wait,
@@ -52,7 +54,7 @@ public:
 	Result<void> reload(const WaitSettings &settings);
 
 private:
-	explicit BusClient(BusPtr bus);
+	explicit Client(BusPtr bus);
 
 	Result<MessagePtr> newManagerCall(const char *member);
 	/* Sends `call` and runs an event loop until its reply, the timeout, or a failure. */
@@ -62,4 +64,4 @@ private:
 	BusPtr bus_;
 };
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume::bus */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rbd-volumectl's side of the bus: calls to rbd-volumed, their replies as plain values. */
-#include "cli/bus_client.hpp"
+#include "bus/client.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,13 +8,11 @@
 #include <string_view>
 #include <utility>
 
-#include "cli/bus_errors.hpp"
-#include "cli/bus_read.hpp"
-#include "cli/progress_watch.hpp"
-#include "common/bus_names.hpp"
+#include "bus/errors.hpp"
+#include "bus/names.hpp"
 #include "common/errno_text.hpp"
 
-namespace rbdvolume::cli {
+namespace rbdvolume::bus {
 
 namespace {
 
@@ -85,11 +82,11 @@ std::string statusHint(const std::string &volume)
 
 } /* namespace */
 
-BusClient::BusClient(BusPtr bus) : bus_(std::move(bus))
+Client::Client(BusPtr bus) : bus_(std::move(bus))
 {
 }
 
-Result<BusClient> BusClient::open()
+Result<Client> Client::open()
 {
 	sd_bus *raw = nullptr;
 	const int r = sd_bus_open_system(&raw);
@@ -97,16 +94,15 @@ Result<BusClient> BusClient::open()
 	if (r < 0)
 		return tl::make_unexpected(
 			daemonUnreachable("cannot connect to the system bus: " + errnoText(-r)));
-	return BusClient(std::move(bus));
+	return Client(std::move(bus));
 }
 
-Result<std::vector<VolumeSummary>> BusClient::listVolumes()
+Result<std::vector<VolumeSummary>> Client::listVolumes()
 {
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
-	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
-					 bus::ManagerInterface, "ListVolumes", error.get(), &raw,
-					 nullptr);
+	const int r = sd_bus_call_method(bus_.get(), ServiceName, ManagerPath, ManagerInterface,
+					 "ListVolumes", error.get(), &raw, nullptr);
 	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot list the volumes");
@@ -119,13 +115,12 @@ Result<std::vector<VolumeSummary>> BusClient::listVolumes()
 	return volumes;
 }
 
-Result<std::string> BusClient::volumePath(const std::string &name)
+Result<std::string> Client::volumePath(const std::string &name)
 {
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
-	int r = sd_bus_call_method(bus_.get(), bus::ServiceName, bus::ManagerPath,
-				   bus::ManagerInterface, "GetVolume", error.get(), &raw, "s",
-				   name.c_str());
+	int r = sd_bus_call_method(bus_.get(), ServiceName, ManagerPath, ManagerInterface,
+				   "GetVolume", error.get(), &raw, "s", name.c_str());
 	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot look up the volume");
@@ -137,21 +132,21 @@ Result<std::string> BusClient::volumePath(const std::string &name)
 	return std::string(path);
 }
 
-Result<VolumeView> BusClient::volumeView(const std::string &objectPath)
+Result<VolumeProperties> Client::volumeProperties(const std::string &objectPath)
 {
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
-	const int r = sd_bus_call_method(bus_.get(), bus::ServiceName, objectPath.c_str(),
-					 bus::PropertiesInterface, "GetAll", error.get(), &raw, "s",
-					 bus::VolumeInterface);
+	const int r =
+		sd_bus_call_method(bus_.get(), ServiceName, objectPath.c_str(), PropertiesInterface,
+				   "GetAll", error.get(), &raw, "s", VolumeInterface);
 	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot read the volume");
 	return readVolumeProperties(reply.get());
 }
 
-Result<void> BusClient::setIntent(const char *member, const std::string &name, bool wait,
-				  const WaitSettings &settings)
+Result<void> Client::setIntent(const char *member, const std::string &name, bool wait,
+			       const WaitSettings &settings)
 {
 	auto call = newManagerCall(member);
 	if (!call)
@@ -163,7 +158,7 @@ Result<void> BusClient::setIntent(const char *member, const std::string &name, b
 	return callAndWait(call->get(), settings);
 }
 
-Result<void> BusClient::reconcile(const std::string &name, const WaitSettings &settings)
+Result<void> Client::reconcile(const std::string &name, const WaitSettings &settings)
 {
 	auto call = newManagerCall("Reconcile");
 	if (!call)
@@ -174,7 +169,7 @@ Result<void> BusClient::reconcile(const std::string &name, const WaitSettings &s
 	return callAndWait(call->get(), settings);
 }
 
-Result<void> BusClient::reload(const WaitSettings &settings)
+Result<void> Client::reload(const WaitSettings &settings)
 {
 	auto call = newManagerCall("Reload");
 	if (!call)
@@ -182,25 +177,24 @@ Result<void> BusClient::reload(const WaitSettings &settings)
 	return callAndWait(call->get(), settings);
 }
 
-Result<MessagePtr> BusClient::newManagerCall(const char *member)
+Result<MessagePtr> Client::newManagerCall(const char *member)
 {
 	sd_bus_message *raw = nullptr;
-	const int r =
-		sd_bus_message_new_method_call(bus_.get(), &raw, bus::ServiceName, bus::ManagerPath,
-					       bus::ManagerInterface, member);
+	const int r = sd_bus_message_new_method_call(bus_.get(), &raw, ServiceName, ManagerPath,
+						     ManagerInterface, member);
 	MessagePtr call(raw);
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
 	return call;
 }
 
-Result<std::string> BusClient::daemonUniqueName()
+Result<std::string> Client::daemonUniqueName()
 {
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
 	int r = sd_bus_call_method(bus_.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
 				   "org.freedesktop.DBus", "GetNameOwner", error.get(), &raw, "s",
-				   bus::ServiceName);
+				   ServiceName);
 	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot find rbd-volumed on the bus");
@@ -211,13 +205,13 @@ Result<std::string> BusClient::daemonUniqueName()
 	return std::string(owner);
 }
 
-Result<bool> BusClient::daemonRunning()
+Result<bool> Client::daemonRunning()
 {
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
 	const int r = sd_bus_call_method(bus_.get(), "org.freedesktop.DBus",
 					 "/org/freedesktop/DBus", "org.freedesktop.DBus",
-					 "GetNameOwner", error.get(), &raw, "s", bus::ServiceName);
+					 "GetNameOwner", error.get(), &raw, "s", ServiceName);
 	const MessagePtr reply(raw);
 	if (r >= 0)
 		return true;
@@ -227,11 +221,11 @@ Result<bool> BusClient::daemonRunning()
 	return callFailed(error, r, "cannot find rbd-volumed on the bus");
 }
 
-Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &settings)
+Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &settings)
 {
 	/* Watch first, call second: no step can pass unseen between the two. */
-	std::optional<ProgressWatch> watch;
-	if (settings.progress) {
+	std::optional<ActivityWatch> watch;
+	if (settings.onActivity) {
 		auto sender = daemonUniqueName();
 		if (!sender)
 			return tl::make_unexpected(sender.error());
@@ -242,7 +236,7 @@ Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &se
 				return tl::make_unexpected(found.error());
 			path = std::move(*found);
 		}
-		auto started = ProgressWatch::start(bus_.get(), *sender, path, settings.volume);
+		auto started = ActivityWatch::start(bus_.get(), *sender, path, settings.onActivity);
 		if (!started)
 			return tl::make_unexpected(started.error());
 		watch = std::move(*started);
@@ -295,4 +289,4 @@ Result<void> BusClient::callAndWait(sd_bus_message *call, const WaitSettings &se
 	return {};
 }
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume::bus */

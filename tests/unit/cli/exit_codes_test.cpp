@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Bus errors to messages and exit codes, and the options of the bus verbs. */
-#include "cli/bus_errors.hpp"
+#include "cli/exit_codes.hpp"
 
 #include <cerrno>
 #include <string>
@@ -9,12 +9,22 @@
 
 #include <gtest/gtest.h>
 
+#include "bus/errors.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 
 namespace rbdvolume::cli {
 
 namespace {
+
+using bus::daemonUnreachable;
+using bus::errorFromBus;
+using bus::errorFromErrno;
+
+bool isDaemonUnreachable(const Error &error)
+{
+	return error.code == Errc::Unreachable;
+}
 
 constexpr std::string_view Hint = "is rbd-volumed running? (systemctl status rbd-volumed)";
 

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Bus errors in the operator's words, and the exit code each one means; pure. */
-#include "cli/bus_errors.hpp"
+#include "bus/errors.hpp"
 
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <string>
 
-#include "cli/verbs.hpp"
 #include "common/errno_text.hpp"
-#include "common/text_escape.hpp"
 
-namespace rbdvolume::cli {
+namespace rbdvolume::bus {
 
 namespace {
 
@@ -94,6 +90,28 @@ Error errorFromDBus(std::string_view shortName, std::string_view name, std::stri
 
 } /* namespace */
 
+const char *errorName(Errc code)
+{
+	switch (code) {
+	case Errc::InvalidArgument:
+		return "org.rbdvolume1.Error.SpecInvalid";
+	case Errc::NotFound:
+		return "org.rbdvolume1.Error.NotFound";
+	case Errc::Conflict:
+		return "org.rbdvolume1.Error.Conflict";
+	case Errc::Busy:
+		return "org.rbdvolume1.Error.Busy";
+	case Errc::Timeout:
+		return "org.rbdvolume1.Error.Timeout";
+	case Errc::PermissionDenied:
+		return "org.rbdvolume1.Error.PermissionDenied";
+	case Errc::ShuttingDown:
+		return "org.rbdvolume1.Error.ShuttingDown";
+	default:
+		return "org.rbdvolume1.Error.Failed";
+	}
+}
+
 Error errorFromBus(std::string_view name, std::string_view message)
 {
 	if (name.starts_with(DaemonPrefix)) {
@@ -140,34 +158,4 @@ bool isDaemonGone(const Error &error)
 	       (error.code == Errc::Timeout && error.sysErrno == ECONNRESET);
 }
 
-bool isDaemonUnreachable(const Error &error)
-{
-	return error.code == Errc::Unreachable;
-}
-
-int exitCodeFor(const Error &error)
-{
-	if (isDaemonUnreachable(error))
-		return ExitNoDaemon;
-	switch (error.code) {
-	case Errc::PermissionDenied:
-		return ExitDenied;
-	case Errc::NotFound:
-		return ExitNoVolume;
-	default:
-		return ExitFailure;
-	}
-}
-
-int reportFailure(std::string_view subject, const Error &error)
-{
-	/* A message may have several lines (SpecInvalid lists every problem); nothing else. */
-	std::string message = terminalSafe(error.message, true);
-	while (!message.empty() && message.back() == '\n')
-		message.pop_back();
-	std::fprintf(stderr, "rbd-volumectl: %s: %s\n", terminalSafe(subject).c_str(),
-		     message.c_str());
-	return exitCodeFor(error);
-}
-
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume::bus */

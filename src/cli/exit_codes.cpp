@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cli/exit_codes.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "cli/verbs.hpp"
+#include "common/text_escape.hpp"
+
+namespace rbdvolume::cli {
+
+int exitCodeFor(const Error &error)
+{
+	switch (error.code) {
+	case Errc::Unreachable:
+		return ExitNoDaemon;
+	case Errc::PermissionDenied:
+		return ExitDenied;
+	case Errc::NotFound:
+		return ExitNoVolume;
+	default:
+		return ExitFailure;
+	}
+}
+
+int reportFailure(std::string_view subject, const Error &error)
+{
+	/* A message may have several lines (SpecInvalid lists every problem); nothing else. */
+	std::string message = terminalSafe(error.message, true);
+	while (!message.empty() && message.back() == '\n')
+		message.pop_back();
+	std::fprintf(stderr, "rbd-volumectl: %s: %s\n", terminalSafe(subject).c_str(),
+		     message.c_str());
+	return exitCodeFor(error);
+}
+
+} /* namespace rbdvolume::cli */
