@@ -4,11 +4,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <string_view>
+#include <vector>
 
+#include "bus/errors.hpp"
+#include "bus/volume_properties.hpp"
 #include "common/errno_text.hpp"
-#include "common/text_escape.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -31,23 +32,14 @@ const char *refusalName(const Error &error)
 	case Errc::InvalidArgument:
 		return ErrorSpecInvalid;
 	default:
-		return busErrorName(error.code);
+		return bus::errorName(error.code);
 	}
-}
-
-/*
- * sd-bus refuses a string that is not valid UTF-8 and sends nothing: the
- * host's bytes (a file name, a path, a record's content) are escaped first.
- */
-std::string busText(const std::string &text)
-{
-	return terminalSafe(text, true);
 }
 
 /* A caller is always answered: if the reply itself cannot be sent, a plain error is. */
 int replyError(sd_bus_message *message, const char *name, const std::string &text)
 {
-	const int r = sd_bus_reply_method_errorf(message, name, "%s", busText(text).c_str());
+	const int r = sd_bus_reply_method_errorf(message, name, "%s", bus::busText(text).c_str());
 	if (r >= 0)
 		return r;
 	return sd_bus_reply_method_errorf(message, SD_BUS_ERROR_FAILED,
@@ -82,7 +74,7 @@ Reconciler::Reply laterReply(sd_bus_message *message)
 		if (error == nullptr)
 			(void)sd_bus_reply_method_return(call, nullptr);
 		else
-			(void)replyError(call, busErrorName(error->code), error->message);
+			(void)replyError(call, bus::errorName(error->code), error->message);
 	};
 }
 
@@ -97,9 +89,9 @@ int methodListVolumes(sd_bus_message *message, void *userdata, sd_bus_error * /*
 	for (const std::string &name : reconciler.names()) {
 		const VolumeStatus *status = reconciler.status(name);
 		if (r >= 0)
-			r = sd_bus_message_append(reply, "(ssso)", busText(name).c_str(),
-						  status->intent.c_str(), status->phase.c_str(),
-						  BusApi::volumePath(name).c_str());
+			r = sd_bus_message_append(
+				reply, "(ssso)", bus::busText(name).c_str(), status->intent.c_str(),
+				bus::phaseName(status->phase), bus::volumePath(name).c_str());
 	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
@@ -116,7 +108,7 @@ int methodGetVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*un
 	if (api(userdata).reconciler().status(name) == nullptr)
 		return replyError(message, ErrorNoSuchVolume,
 				  std::string("no volume '") + name + "'");
-	return sd_bus_reply_method_return(message, "o", BusApi::volumePath(name).c_str());
+	return sd_bus_reply_method_return(message, "o", bus::volumePath(name).c_str());
 }
 
 int methodPlanVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
@@ -137,9 +129,9 @@ int methodPlanVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*u
 		name, intent, [shared](const Result<std::string> &plan) {
 			if (plan)
 				(void)sd_bus_reply_method_return(shared->get(), "s",
-								 busText(*plan).c_str());
+								 bus::busText(*plan).c_str());
 			else
-				(void)replyError(shared->get(), busErrorName(plan.error().code),
+				(void)replyError(shared->get(), bus::errorName(plan.error().code),
 						 plan.error().message);
 		});
 	if (!started)
@@ -205,7 +197,7 @@ int propertySummary(sd_bus * /*bus*/, const char * /*path*/, const char * /*inte
 		    sd_bus_error * /*error*/)
 {
 	return sd_bus_message_append(reply, "s",
-				     busText(api(userdata).reconciler().summary()).c_str());
+				     bus::busText(api(userdata).reconciler().summary()).c_str());
 }
 
 const sd_bus_vtable ManagerVtable[] = {
@@ -233,131 +225,44 @@ const sd_bus_vtable ManagerVtable[] = {
 /* The volume of the object a property is read on. */
 const VolumeStatus *statusAt(void *userdata, const char *path)
 {
-	return api(userdata).reconciler().status(BusApi::volumeName(path));
+	return api(userdata).reconciler().status(bus::volumeName(path));
 }
 
-int appendString(sd_bus_message *reply, const std::string &value)
-{
-	return sd_bus_message_append(reply, "s", busText(value).c_str());
-}
-
-int propertyName(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		 const char * /*property*/, sd_bus_message *reply, void *userdata,
-		 sd_bus_error * /*error*/)
-{
-	return statusAt(userdata, path) == nullptr ? -ENOENT
-						   : appendString(reply, BusApi::volumeName(path));
-}
-
-/* Every string property but Name, by its member of VolumeStatus. */
-int propertyString(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		   const char *property, sd_bus_message *reply, void *userdata,
-		   sd_bus_error * /*error*/)
-{
-	static const std::map<std::string_view, std::string VolumeStatus::*> members = {
-		{ "SpecFile", &VolumeStatus::specFile },
-		{ "Intent", &VolumeStatus::intent },
-		{ "Phase", &VolumeStatus::phase },
-		{ "Stage", &VolumeStatus::stage },
-		{ "Activity", &VolumeStatus::activity },
-		{ "Device", &VolumeStatus::device },
-		{ "StagingPath", &VolumeStatus::stagingPath },
-	};
-	const VolumeStatus *status = statusAt(userdata, path);
-	const auto member = members.find(property);
-	if (status == nullptr || member == members.end())
-		return -ENOENT;
-	return appendString(reply, status->*(member->second));
-}
-
-int propertyBusy(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		 const char * /*property*/, sd_bus_message *reply, void *userdata,
-		 sd_bus_error * /*error*/)
-{
-	const VolumeStatus *status = statusAt(userdata, path);
-	return status == nullptr ? -ENOENT
-				 : sd_bus_message_append(reply, "b", status->busy ? 1 : 0);
-}
-
-int propertyPublishTargets(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-			   const char * /*property*/, sd_bus_message *reply, void *userdata,
-			   sd_bus_error * /*error*/)
-{
-	const VolumeStatus *status = statusAt(userdata, path);
-	if (status == nullptr)
-		return -ENOENT;
-	int r = sd_bus_message_open_container(reply, 'a', "s");
-	for (const std::string &target : status->publishTargets) {
-		if (r >= 0)
-			r = appendString(reply, target);
-	}
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-int propertyConditions(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		       const char * /*property*/, sd_bus_message *reply, void *userdata,
-		       sd_bus_error * /*error*/)
-{
-	const VolumeStatus *status = statusAt(userdata, path);
-	if (status == nullptr)
-		return -ENOENT;
-	int r = sd_bus_message_open_container(reply, 'a', "(ss)");
-	for (const Condition &condition : status->conditions) {
-		if (r >= 0)
-			r = sd_bus_message_append(reply, "(ss)", condition.type.c_str(),
-						  busText(condition.message).c_str());
-	}
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-int propertyLastError(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		      const char * /*property*/, sd_bus_message *reply, void *userdata,
+/* Every Volume property: bus::volumeProperties() says how each one is appended. */
+int getVolumeProperty(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
+		      const char *property, sd_bus_message *reply, void *userdata,
 		      sd_bus_error * /*error*/)
 {
 	const VolumeStatus *status = statusAt(userdata, path);
 	if (status == nullptr)
 		return -ENOENT;
-	return sd_bus_message_append(reply, "(ss)", status->lastErrorName.c_str(),
-				     busText(status->lastErrorMessage).c_str());
+	for (const bus::VolumeProperty &entry : bus::volumeProperties()) {
+		if (std::strcmp(entry.name, property) == 0)
+			return entry.append(reply, *status);
+	}
+	return -ENOENT;
 }
 
-int propertyGeneration(sd_bus * /*bus*/, const char *path, const char * /*interface*/,
-		       const char *property, sd_bus_message *reply, void *userdata,
-		       sd_bus_error * /*error*/)
+/* The Volume interface, one property per row of the table; sd-bus keeps its address. */
+const sd_bus_vtable *volumeVtable()
 {
-	const VolumeStatus *status = statusAt(userdata, path);
-	if (status == nullptr)
-		return -ENOENT;
-	const bool observed = std::string_view(property) == "ObservedGeneration";
-	return sd_bus_message_append(reply, "t",
-				     observed ? status->observedGeneration : status->generation);
+	static const std::vector<sd_bus_vtable> vtable = [] {
+		std::vector<sd_bus_vtable> entries = { SD_BUS_VTABLE_START(0) };
+		for (const bus::VolumeProperty &entry : bus::volumeProperties())
+			entries.push_back(SD_BUS_PROPERTY(
+				entry.name, entry.signature, getVolumeProperty, 0,
+				entry.constant ? SD_BUS_VTABLE_PROPERTY_CONST
+					       : SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE));
+		entries.push_back(SD_BUS_VTABLE_END);
+		return entries;
+	}();
+	return vtable.data();
 }
-
-constexpr uint64_t Emits = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
-
-const sd_bus_vtable VolumeVtable[] = {
-	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Name", "s", propertyName, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("SpecFile", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("Intent", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("Phase", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("Stage", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("Busy", "b", propertyBusy, 0, Emits),
-	SD_BUS_PROPERTY("Activity", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("Device", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("StagingPath", "s", propertyString, 0, Emits),
-	SD_BUS_PROPERTY("PublishTargets", "as", propertyPublishTargets, 0, Emits),
-	SD_BUS_PROPERTY("Conditions", "a(ss)", propertyConditions, 0, Emits),
-	SD_BUS_PROPERTY("LastError", "(ss)", propertyLastError, 0, Emits),
-	SD_BUS_PROPERTY("Generation", "t", propertyGeneration, 0, Emits),
-	SD_BUS_PROPERTY("ObservedGeneration", "t", propertyGeneration, 0, Emits),
-	SD_BUS_VTABLE_END,
-};
 
 int findVolume(sd_bus * /*bus*/, const char *path, const char * /*interface*/, void *userdata,
 	       void **found, sd_bus_error * /*error*/)
 {
-	if (api(userdata).reconciler().status(BusApi::volumeName(path)) == nullptr)
+	if (api(userdata).reconciler().status(bus::volumeName(path)) == nullptr)
 		return 0;
 	*found = userdata;
 	return 1;
@@ -372,7 +277,7 @@ int enumerateVolumes(sd_bus * /*bus*/, const char * /*prefix*/, void *userdata, 
 	if (list == nullptr)
 		return -ENOMEM;
 	for (size_t i = 0; i < names.size(); i++)
-		list[i] = strdup(BusApi::volumePath(names[i]).c_str());
+		list[i] = strdup(bus::volumePath(names[i]).c_str());
 	*nodes = list;
 	return 0;
 }
@@ -381,48 +286,14 @@ int enumerateVolumes(sd_bus * /*bus*/, const char * /*prefix*/, void *userdata, 
 std::vector<std::string> changedProperties(const VolumeStatus &a, const VolumeStatus &b)
 {
 	std::vector<std::string> names;
-	const auto check = [&names](bool differs, const char *name) {
-		if (differs)
-			names.emplace_back(name);
-	};
-	check(a.specFile != b.specFile, "SpecFile");
-	check(a.intent != b.intent, "Intent");
-	check(a.phase != b.phase, "Phase");
-	check(a.stage != b.stage, "Stage");
-	check(a.busy != b.busy, "Busy");
-	check(a.activity != b.activity, "Activity");
-	check(a.device != b.device, "Device");
-	check(a.stagingPath != b.stagingPath, "StagingPath");
-	check(a.publishTargets != b.publishTargets, "PublishTargets");
-	check(a.conditions != b.conditions, "Conditions");
-	check(a.lastErrorName != b.lastErrorName || a.lastErrorMessage != b.lastErrorMessage,
-	      "LastError");
-	check(a.generation != b.generation, "Generation");
-	check(a.observedGeneration != b.observedGeneration, "ObservedGeneration");
+	for (const bus::VolumeProperty &entry : bus::volumeProperties()) {
+		if (!entry.constant && entry.differs(a, b))
+			names.emplace_back(entry.name);
+	}
 	return names;
 }
 
 } /* namespace */
-
-std::string BusApi::volumePath(const std::string &name)
-{
-	char *path = nullptr;
-	if (sd_bus_path_encode(bus::VolumePathPrefix, name.c_str(), &path) < 0)
-		return bus::VolumePathPrefix;
-	std::string result = path;
-	free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
-	return result;
-}
-
-std::string BusApi::volumeName(const char *path)
-{
-	char *name = nullptr;
-	if (sd_bus_path_decode(path, bus::VolumePathPrefix, &name) <= 0 || name == nullptr)
-		return "";
-	std::string result = name;
-	free(name); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
-	return result;
-}
 
 Result<void> BusApi::attach()
 {
@@ -442,7 +313,7 @@ Result<void> BusApi::attach()
 		    "the manager");
 	if (done)
 		done = add(sd_bus_add_fallback_vtable(bus_, &slot, bus::VolumePathPrefix,
-						      bus::VolumeInterface, VolumeVtable,
+						      bus::VolumeInterface, volumeVtable(),
 						      findVolume, this),
 			   "the volume objects");
 	if (done)
@@ -457,8 +328,8 @@ Result<void> BusApi::attach()
 
 void BusApi::volumeAdded(const std::string &name)
 {
-	(void)sd_bus_emit_interfaces_added(bus_, volumePath(name).c_str(), bus::VolumeInterface,
-					   nullptr);
+	(void)sd_bus_emit_interfaces_added(bus_, bus::volumePath(name).c_str(),
+					   bus::VolumeInterface, nullptr);
 	if (const VolumeStatus *status = reconciler_.status(name))
 		emitted_[name] = *status;
 	scheduleEmit();
@@ -466,8 +337,8 @@ void BusApi::volumeAdded(const std::string &name)
 
 void BusApi::volumeRemoved(const std::string &name)
 {
-	(void)sd_bus_emit_interfaces_removed(bus_, volumePath(name).c_str(), bus::VolumeInterface,
-					     nullptr);
+	(void)sd_bus_emit_interfaces_removed(bus_, bus::volumePath(name).c_str(),
+					     bus::VolumeInterface, nullptr);
 	emitted_.erase(name);
 	changed_.erase(name);
 	scheduleEmit();
@@ -509,7 +380,7 @@ void BusApi::emitChanges()
 		for (std::string &property : names)
 			list.push_back(property.data());
 		list.push_back(nullptr);
-		(void)sd_bus_emit_properties_changed_strv(bus_, volumePath(name).c_str(),
+		(void)sd_bus_emit_properties_changed_strv(bus_, bus::volumePath(name).c_str(),
 							  bus::VolumeInterface, list.data());
 	}
 	std::string summary = reconciler_.summary();

@@ -35,9 +35,6 @@ public:
 
 	/* For the vtables' C callbacks. */
 	Reconciler &reconciler() { return reconciler_; }
-	static std::string volumePath(const std::string &name);
-	/* The volume's name from its object path; "" when not a volume path. */
-	static std::string volumeName(const char *path);
 
 private:
 	void scheduleEmit();

@@ -93,6 +93,7 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 			continue;
 		const bool added = !volumes_.contains(name);
 		Volume &volume = volumes_[name];
+		volume.shown.name = name;
 		VolumeFacts &facts = volume.facts;
 		facts.specFile = entry->file;
 		facts.specProblems = entry->problems;
@@ -456,7 +457,7 @@ void Reconciler::answer(Volume &volume, uint64_t episode, const Error *error)
 
 void Reconciler::refresh(const std::string &name, Volume &volume)
 {
-	VolumeStatus status = statusOf(volume.facts);
+	VolumeStatus status = statusOf(name, volume.facts);
 	if (status == volume.shown)
 		return;
 	volume.shown = std::move(status);
@@ -523,7 +524,7 @@ std::string Reconciler::summary() const
 {
 	std::map<std::string, size_t> phases;
 	for (const auto &[name, volume] : volumes_)
-		phases[volume.shown.phase]++;
+		phases[bus::phaseName(volume.shown.phase)]++;
 	std::string text =
 		std::to_string(volumes_.size()) + (volumes_.size() == 1 ? " volume" : " volumes");
 	const char *separator = ": ";

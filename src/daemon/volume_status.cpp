@@ -3,25 +3,27 @@
 
 #include <algorithm>
 
+#include "bus/errors.hpp"
+
 namespace rbdvolume::daemon {
 
 Sighting sight(const ObservedVolume &observed, const Plan &plan)
 {
 	Sighting seen;
 	if (observed.mapping) {
-		seen.stage = "mapped";
+		seen.stage = bus::Stage::Mapped;
 		seen.device = observed.mapping->device;
 	}
 	if (observed.staging && observed.staging->ours) {
-		seen.stage = "staged";
+		seen.stage = bus::Stage::Staged;
 		seen.stagingPath = observed.staging->path;
 	}
 	for (const ObservedMount &target : observed.targets) {
 		if (target.ours)
 			seen.targets.push_back(target.path);
 	}
-	if (!seen.targets.empty() && seen.stage == "staged")
-		seen.stage = "published";
+	if (!seen.targets.empty() && seen.stage == bus::Stage::Staged)
+		seen.stage = bus::Stage::Published;
 	seen.conflicts = plan.conflicts;
 	seen.converged = plan.empty() && plan.conflicts.empty();
 	/* A record that lags the host (a crash mid-down left mapped-device=) is worth a pass too. */
@@ -40,22 +42,22 @@ bool mapperLost(const Conflict &conflict)
 	return conflict.kind == ConflictKind::MapperLost;
 }
 
-std::string phaseOf(const VolumeFacts &facts)
+bus::Phase phaseOf(const VolumeFacts &facts)
 {
 	if (!facts.specProblems.empty() || !facts.specUsable)
-		return "invalid";
+		return bus::Phase::Invalid;
 	if (!facts.sighting)
-		return "unknown";
+		return bus::Phase::Unknown;
 	const Sighting &seen = *facts.sighting;
 	if (!seen.conflicts.empty())
-		return "degraded";
+		return bus::Phase::Degraded;
 	if (facts.lastError)
-		return "failed";
+		return bus::Phase::Failed;
 	if (!facts.intent)
-		return seen.anythingOurs ? "unmanaged" : "down";
+		return seen.anythingOurs ? bus::Phase::Unmanaged : bus::Phase::Down;
 	if (!seen.converged || facts.busy)
-		return "pending";
-	return *facts.intent == Intent::Up ? "up" : "down";
+		return bus::Phase::Pending;
+	return *facts.intent == Intent::Up ? bus::Phase::Up : bus::Phase::Down;
 }
 
 std::vector<Condition> conditionsOf(const VolumeFacts &facts)
@@ -80,9 +82,10 @@ std::vector<Condition> conditionsOf(const VolumeFacts &facts)
 
 } /* namespace */
 
-VolumeStatus statusOf(const VolumeFacts &facts)
+VolumeStatus statusOf(const std::string &name, const VolumeFacts &facts)
 {
 	VolumeStatus status;
+	status.name = name;
 	status.specFile = facts.specFile;
 	status.intent = facts.intent ? intentName(*facts.intent) : "";
 	status.phase = phaseOf(facts);
@@ -96,34 +99,12 @@ VolumeStatus statusOf(const VolumeFacts &facts)
 	}
 	status.conditions = conditionsOf(facts);
 	if (facts.lastError) {
-		status.lastErrorName = busErrorName(facts.lastError->code);
+		status.lastErrorName = bus::errorName(facts.lastError->code);
 		status.lastErrorMessage = facts.lastError->message;
 	}
 	status.generation = facts.generation;
 	status.observedGeneration = facts.observedGeneration;
 	return status;
-}
-
-const char *busErrorName(Errc code)
-{
-	switch (code) {
-	case Errc::InvalidArgument:
-		return "org.rbdvolume1.Error.SpecInvalid";
-	case Errc::NotFound:
-		return "org.rbdvolume1.Error.NotFound";
-	case Errc::Conflict:
-		return "org.rbdvolume1.Error.Conflict";
-	case Errc::Busy:
-		return "org.rbdvolume1.Error.Busy";
-	case Errc::Timeout:
-		return "org.rbdvolume1.Error.Timeout";
-	case Errc::PermissionDenied:
-		return "org.rbdvolume1.Error.PermissionDenied";
-	case Errc::ShuttingDown:
-		return "org.rbdvolume1.Error.ShuttingDown";
-	default:
-		return "org.rbdvolume1.Error.Failed";
-	}
 }
 
 std::string conflictText(const Conflict &conflict)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A volume's status as the bus shows it, and how it follows from an observation. */
+/* A volume's status as the bus shows it (bus::VolumeProperties), and how it follows from an observation. */
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bus/volume_properties.hpp"
 #include "common/result.hpp"
 #include "config/spec_parser.hpp"
 #include "engine/observer.hpp"
@@ -15,16 +16,11 @@
 namespace rbdvolume::daemon {
 
 /* A problem shown in status: SpecInvalid, SpecMissing, Conflict, MapperLost, Failed. */
-struct Condition {
-	std::string type;
-	std::string message;
-
-	bool operator==(const Condition &) const = default;
-};
+using bus::Condition;
 
 /* What one observation of a volume showed, boiled down on the worker that made it. */
 struct Sighting {
-	std::string stage = "absent"; /* "absent", "mapped", "staged", "published" */
+	bus::Stage stage = bus::Stage::Absent;
 	std::string device;
 	std::string stagingPath;
 	std::vector<std::string> targets; /* our mounts on publish targets */
@@ -39,24 +35,7 @@ struct Sighting {
 Sighting sight(const ObservedVolume &observed, const Plan &plan);
 
 /* The Volume object's properties. */
-struct VolumeStatus {
-	std::string specFile;
-	std::string intent; /* "up", "down", "" */
-	std::string phase = "unknown";
-	std::string stage = "absent";
-	bool busy = false;
-	std::string activity;
-	std::string device;
-	std::string stagingPath;
-	std::vector<std::string> publishTargets;
-	std::vector<Condition> conditions;
-	std::string lastErrorName; /* a bus error name; "" after a success */
-	std::string lastErrorMessage;
-	uint64_t generation = 0;
-	uint64_t observedGeneration = 0;
-
-	bool operator==(const VolumeStatus &) const = default;
-};
+using VolumeStatus = bus::VolumeProperties;
 
 /* What the daemon knows of a volume besides the host: the inputs of its status. */
 struct VolumeFacts {
@@ -73,10 +52,8 @@ struct VolumeFacts {
 	uint64_t observedGeneration = 0;
 };
 
-VolumeStatus statusOf(const VolumeFacts &facts);
-
-/* The bus error name for an engine error ("org.rbdvolume1.Error.Timeout", ...). */
-const char *busErrorName(Errc code);
+/* The status of volume `name`, from what the daemon knows of it. */
+VolumeStatus statusOf(const std::string &name, const VolumeFacts &facts);
 
 /* One line per conflict, as conditions and error replies show them. */
 std::string conflictText(const Conflict &conflict);

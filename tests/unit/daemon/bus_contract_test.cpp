@@ -66,7 +66,7 @@ TEST(BusContract, IntrospectionMatchesTheContract)
 	bus.rig.addVolume("data");
 	ASSERT_TRUE(bus.start());
 	const std::string manager = bus.introspect(bus::ManagerPath);
-	const std::string volume = bus.introspect(daemon::BusApi::volumePath("data"));
+	const std::string volume = bus.introspect(bus::volumePath("data"));
 	auto managerXml = parseXml(manager);
 	auto volumeXml = parseXml(volume);
 	ASSERT_TRUE(managerXml) << managerXml.error().message << "\n" << manager;
@@ -129,13 +129,11 @@ TEST(BusContract, DestroyingTheApiUnregistersEverything)
 	ASSERT_TRUE(bus.start());
 	EXPECT_EQ(interfacesAt(bus, bus::ManagerPath).count("org.freedesktop.DBus.ObjectManager"),
 		  1U);
-	EXPECT_EQ(interfacesAt(bus, daemon::BusApi::volumePath("data")).count(bus::VolumeInterface),
-		  1U);
+	EXPECT_EQ(interfacesAt(bus, bus::volumePath("data")).count(bus::VolumeInterface), 1U);
 
 	bus.rig.reconciler->setListener(nullptr);
 	bus.api.reset();
-	for (const std::string &path :
-	     { std::string(bus::ManagerPath), daemon::BusApi::volumePath("data") }) {
+	for (const std::string &path : { std::string(bus::ManagerPath), bus::volumePath("data") }) {
 		const std::set<std::string> left = interfacesAt(bus, path);
 		for (const char *name : { bus::ManagerInterface, bus::VolumeInterface,
 					  "org.freedesktop.DBus.ObjectManager" })

@@ -368,7 +368,7 @@ daemon::VolumeStatus ReconcilerRig::status(const std::string &name) const
 bool ReconcilerRig::settledIn(const std::string &name, const std::string &phase) const
 {
 	const daemon::VolumeStatus *status = reconciler->status(name);
-	return status != nullptr && !status->busy && status->phase == phase;
+	return status != nullptr && !status->busy && bus::phaseName(status->phase) == phase;
 }
 
 void ReconcilerRig::volumeAdded(const std::string &name)

@@ -60,8 +60,8 @@ void expectToldEachChange(const ReconcilerRig &rig, const std::string &name)
 	const std::vector<VolumeStatus> &told = found->second;
 	for (size_t i = 1; i < told.size(); i++)
 		EXPECT_FALSE(told[i] == told[i - 1])
-			<< "statusChanged #" << i << " without a change (phase " << told[i].phase
-			<< ")";
+			<< "statusChanged #" << i << " without a change (phase "
+			<< bus::phaseName(told[i].phase) << ")";
 	EXPECT_TRUE(told.back() == rig.status(name)) << "the last change was not told";
 }
 
@@ -92,7 +92,7 @@ TEST(Reconciler, StartObservesOnlyThenAppliesRecordedIntents)
 	});
 	ASSERT_TRUE(started);
 	EXPECT_EQ(rig.events, (std::vector<std::string>{ "added a", "added b" }));
-	EXPECT_EQ(rig.status("a").phase, "unknown") << "not observed yet";
+	EXPECT_STREQ(bus::phaseName(rig.status("a").phase), "unknown") << "not observed yet";
 	EXPECT_EQ(rig.status("a").intent, "up") << "the recorded intent is loaded";
 	EXPECT_EQ(rig.status("b").intent, "");
 
@@ -109,7 +109,7 @@ TEST(Reconciler, StartObservesOnlyThenAppliesRecordedIntents)
 	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.settledIn("a", "up"); }, "a to come up"))
 		<< describe(rig);
 	EXPECT_TRUE(isUpInTheFake(rig, "a")) << describe(rig);
-	EXPECT_EQ(rig.status("b").phase, "down");
+	EXPECT_STREQ(bus::phaseName(rig.status("b").phase), "down");
 	EXPECT_EQ(mountedOn(rig, "/srv/b"), "") << "b has no intent: it is only observed";
 	rig.loop.runFor(milliseconds(50));
 	EXPECT_EQ(rig.readyCalls, 1U);
@@ -121,7 +121,7 @@ TEST(Reconciler, UpWithWaitPublishes)
 	rig.addVolume("a");
 	ASSERT_TRUE(rig.start());
 	const VolumeStatus before = rig.status("a");
-	EXPECT_EQ(before.phase, "down");
+	EXPECT_STREQ(bus::phaseName(before.phase), "down");
 	EXPECT_EQ(before.generation, 1U);
 
 	const auto error = rig.setIntentAndWait("a", Intent::Up);
@@ -138,8 +138,8 @@ TEST(Reconciler, UpWithWaitPublishes)
 	EXPECT_NE(mountedOn(rig, "/srv/a"), "") << describe(rig);
 
 	const VolumeStatus status = rig.status("a");
-	EXPECT_EQ(status.phase, "up");
-	EXPECT_EQ(status.stage, "published");
+	EXPECT_STREQ(bus::phaseName(status.phase), "up");
+	EXPECT_STREQ(bus::stageName(status.stage), "published");
 	EXPECT_EQ(status.intent, "up");
 	EXPECT_EQ(status.device, device);
 	EXPECT_EQ(status.stagingPath, stagingOf("a"));
@@ -155,7 +155,8 @@ TEST(Reconciler, UpWithWaitPublishes)
 
 	expectToldEachChange(rig, "a");
 	EXPECT_TRUE(toldAny(rig, "a", [](const VolumeStatus &s) { return s.busy; }));
-	EXPECT_TRUE(toldAny(rig, "a", [](const VolumeStatus &s) { return s.phase == "pending"; }));
+	EXPECT_TRUE(toldAny(rig, "a",
+			    [](const VolumeStatus &s) { return s.phase == bus::Phase::Pending; }));
 	EXPECT_TRUE(toldAny(rig, "a", [](const VolumeStatus &s) { return !s.activity.empty(); }))
 		<< "no step was shown as the activity";
 	EXPECT_EQ(rig.reconciler->summary(), "1 volume: 1 up");
@@ -188,8 +189,8 @@ TEST(Reconciler, DownTearsDown)
 		EXPECT_TRUE(rig.world.violations().empty());
 	}
 	const VolumeStatus status = rig.status("a");
-	EXPECT_EQ(status.phase, "down");
-	EXPECT_EQ(status.stage, "absent");
+	EXPECT_STREQ(bus::phaseName(status.phase), "down");
+	EXPECT_STREQ(bus::stageName(status.stage), "absent");
 	EXPECT_EQ(status.intent, "down");
 	EXPECT_EQ(status.device, "");
 	EXPECT_TRUE(status.publishTargets.empty());
@@ -216,13 +217,13 @@ TEST(Reconciler, FailureAnswersThenBackOffConverges)
 	EXPECT_EQ(error->code, Errc::Io) << error->message;
 
 	VolumeStatus status = rig.status("a");
-	EXPECT_EQ(status.phase, "failed");
+	EXPECT_STREQ(bus::phaseName(status.phase), "failed");
 	EXPECT_EQ(status.lastErrorName, "org.rbdvolume1.Error.Failed");
 	EXPECT_NE(status.lastErrorMessage.find("injected"), std::string::npos)
 		<< status.lastErrorMessage;
 	ASSERT_FALSE(status.conditions.empty());
 	EXPECT_EQ(status.conditions.back().type, "Failed");
-	EXPECT_EQ(status.stage, "mapped") << "observed afresh after the failure";
+	EXPECT_STREQ(bus::stageName(status.stage), "mapped") << "observed afresh after the failure";
 
 	/* Not at once: the retry waits for its back-off. */
 	unsigned mounts = 0;
@@ -244,7 +245,8 @@ TEST(Reconciler, FailureAnswersThenBackOffConverges)
 	EXPECT_EQ(status.lastErrorMessage, "");
 	EXPECT_TRUE(status.conditions.empty());
 	EXPECT_TRUE(isUpInTheFake(rig, "a"));
-	EXPECT_TRUE(toldAny(rig, "a", [](const VolumeStatus &s) { return s.phase == "failed"; }));
+	EXPECT_TRUE(toldAny(rig, "a",
+			    [](const VolumeStatus &s) { return s.phase == bus::Phase::Failed; }));
 	expectToldEachChange(rig, "a");
 }
 
@@ -314,7 +316,7 @@ TEST(Reconciler, InvalidSpecIsRefused)
 	ASSERT_TRUE(rig.start());
 
 	const VolumeStatus status = rig.status("bad");
-	EXPECT_EQ(status.phase, "invalid");
+	EXPECT_STREQ(bus::phaseName(status.phase), "invalid");
 	ASSERT_EQ(status.conditions.size(), 1U);
 	EXPECT_EQ(status.conditions[0].type, "SpecInvalid");
 	EXPECT_EQ(status.conditions[0].message.rfind(rig.specDir() + "/bad.toml:1:1: ", 0), 0U)
@@ -345,7 +347,7 @@ TEST(Reconciler, InvalidEditOfAnUpVolume)
 	auto reloaded = std::make_shared<Answer>();
 	rig.reconciler->reload(replyInto(reloaded));
 	ASSERT_TRUE(rig.loop.runUntil([&] { return reloaded->answered(); }, "reload"));
-	EXPECT_EQ(rig.status("a").phase, "invalid");
+	EXPECT_STREQ(bus::phaseName(rig.status("a").phase), "invalid");
 	EXPECT_TRUE(isUpInTheFake(rig, "a")) << "an invalid edit changes nothing on the host";
 
 	/* Up is refused, but down still works with the last valid spec. */
@@ -399,7 +401,7 @@ TEST(Reconciler, UpReadsASpecRewrittenJustBefore)
 
 	rig.addVolume("b");
 	EXPECT_FALSE(rig.setIntentAndWait("b", Intent::Up));
-	EXPECT_EQ(rig.status("b").phase, "up");
+	EXPECT_STREQ(bus::phaseName(rig.status("b").phase), "up");
 }
 
 TEST(Reconciler, UnknownVolumeIsNotFound)
@@ -633,7 +635,7 @@ TEST(Reconciler, RemovedSpecIsForgottenOnceDown)
 	/* Still up: kept, and says why. */
 	ASSERT_NE(rig.reconciler->status("b"), nullptr);
 	const VolumeStatus status = rig.status("b");
-	EXPECT_EQ(status.phase, "up");
+	EXPECT_STREQ(bus::phaseName(status.phase), "up");
 	ASSERT_FALSE(status.conditions.empty());
 	EXPECT_EQ(status.conditions[0].type, "SpecMissing");
 	EXPECT_EQ(rig.reconciler->names(), std::vector<std::string>{ "b" });
