@@ -75,11 +75,6 @@ private:
 	int result_;
 };
 
-std::string statusHint(const std::string &volume)
-{
-	return volume.empty() ? "rbd-volumectl status" : "rbd-volumectl status " + volume;
-}
-
 } /* namespace */
 
 Client::Client(BusPtr bus) : bus_(std::move(bus))
@@ -275,10 +270,7 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "waiting for rbd-volumed failed"));
 	if (pending.timedOut)
-		return fail(Errc::Timeout, "no reply within " +
-						   std::to_string(settings.timeoutSeconds) +
-						   " s; rbd-volumed carries on (see '" +
-						   statusHint(settings.volume) + "')");
+		return tl::make_unexpected(noReplyWithin(settings.timeoutSeconds, settings.volume));
 	if (!pending.reply)
 		return fail(Errc::Internal, "the wait ended without a reply");
 	const sd_bus_error *error = sd_bus_message_get_error(pending.reply.get());

@@ -144,6 +144,16 @@ Error errorFromErrno(int negativeErrno, std::string_view what)
 	return Error{ Errc::Io, reason, err };
 }
 
+Error noReplyWithin(uint64_t seconds, const std::string &volume)
+{
+	const std::string status =
+		volume.empty() ? "rbd-volumectl status" : "rbd-volumectl status " + volume;
+	return Error{ Errc::Timeout,
+		      "no reply within " + std::to_string(seconds) +
+			      " s; rbd-volumed carries on (see '" + status + "')",
+		      0 };
+}
+
 Error daemonUnreachable(std::string_view detail)
 {
 	return Error{ Errc::Unreachable,

@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/result.hpp"
@@ -38,6 +40,13 @@ Error errorFromBus(std::string_view name, std::string_view message);
 
 /* A failed sd-bus call without an error reply (a negative errno), while doing `what`. */
 Error errorFromErrno(int negativeErrno, std::string_view what);
+
+/*
+ * A call that got no reply within `seconds` (Errc::Timeout): rbd-volumed
+ * carries on, and the message says where to look (the status of `volume`,
+ * or of every volume when it is "").
+ */
+Error noReplyWithin(uint64_t seconds, const std::string &volume);
 
 /* "rbd-volumed cannot be reached" (Errc::Unreachable), `detail` saying why. */
 Error daemonUnreachable(std::string_view detail);
