@@ -1,80 +1,54 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "csi/bus_volume_control.hpp"
 
-#include "bus/client.hpp"
+#include <algorithm>
 
 namespace rbdvolume::csi {
 
 namespace {
 
-bus::WaitSettings waitFor(std::chrono::seconds timeout)
-{
-	bus::WaitSettings settings;
-	/* At least a second: 0 would mean "as long as it takes". */
-	settings.timeoutSeconds = static_cast<uint64_t>(std::max<int64_t>(timeout.count(), 1));
-	return settings;
-}
+/* A question that does not wait for work: as long as sd-bus would give any call. */
+constexpr std::chrono::seconds QueryTimeout{ 25 };
 
-Result<void> setIntent(const char *member, const std::string &name, std::chrono::seconds timeout)
+/* At least a second: a call needs the time to reach the daemon and come back. */
+std::chrono::milliseconds atLeastASecond(std::chrono::seconds timeout)
 {
-	auto client = bus::Client::open();
-	if (!client)
-		return tl::make_unexpected(client.error());
-	return client->setIntent(member, name, true, waitFor(timeout));
+	return std::max<std::chrono::milliseconds>(timeout, std::chrono::seconds(1));
 }
 
 } /* namespace */
 
+Result<std::unique_ptr<BusVolumeControl>> BusVolumeControl::start()
+{
+	auto client = bus::SharedClient::start();
+	if (!client)
+		return tl::make_unexpected(client.error());
+	return std::unique_ptr<BusVolumeControl>(new BusVolumeControl(std::move(*client)));
+}
+
 Result<void> BusVolumeControl::up(const std::string &name, std::chrono::seconds timeout)
 {
-	return setIntent("Up", name, timeout);
+	return client_->setIntent("Up", name, atLeastASecond(timeout));
 }
 
 Result<void> BusVolumeControl::down(const std::string &name, std::chrono::seconds timeout)
 {
-	return setIntent("Down", name, timeout);
+	return client_->setIntent("Down", name, atLeastASecond(timeout));
 }
 
 Result<void> BusVolumeControl::reconcile(const std::string &name, std::chrono::seconds timeout)
 {
-	auto client = bus::Client::open();
-	if (!client)
-		return tl::make_unexpected(client.error());
-	return client->reconcile(name, waitFor(timeout));
+	return client_->reconcile(name, atLeastASecond(timeout));
 }
 
 Result<std::optional<VolumeState>> BusVolumeControl::state(const std::string &name)
 {
-	auto client = bus::Client::open();
-	if (!client)
-		return tl::make_unexpected(client.error());
-	auto path = client->volumePath(name);
-	if (!path && path.error().code == Errc::NotFound)
-		return std::optional<VolumeState>{};
-	if (!path)
-		return tl::make_unexpected(path.error());
-	auto view = client->volumeProperties(*path);
-	if (!view)
-		return tl::make_unexpected(view.error());
-	VolumeState state{ bus::phaseName(view->phase),
-			   bus::stageName(view->stage),
-			   view->activity,
-			   view->device,
-			   {},
-			   {} };
-	for (const bus::Condition &condition : view->conditions)
-		state.conditions.emplace_back(condition.type, condition.message);
-	if (!view->lastErrorName.empty() || !view->lastErrorMessage.empty())
-		state.lastError = view->lastErrorName + ": " + view->lastErrorMessage;
-	return std::optional<VolumeState>{ std::move(state) };
+	return client_->volume(name, QueryTimeout);
 }
 
 Result<void> BusVolumeControl::ping()
 {
-	auto client = bus::Client::open();
-	if (!client)
-		return tl::make_unexpected(client.error());
-	auto volumes = client->listVolumes();
+	auto volumes = client_->listVolumes(QueryTimeout);
 	if (!volumes)
 		return tl::make_unexpected(volumes.error());
 	return {};

@@ -62,9 +62,13 @@ int serve(const shim::ShimSettings &settings)
 	if (!prepareEndpoint(settings.endpoint))
 		return ExitConfig;
 
-	shim::BusVolumeControl control;
-	shim::IdentityService identity(settings.driverName, !settings.topology.empty(), control);
-	shim::NodeService node(settings, control);
+	auto control = shim::BusVolumeControl::start();
+	if (!control) {
+		std::fprintf(stderr, "<3>%s\n", control.error().message.c_str());
+		return ExitConfig;
+	}
+	shim::IdentityService identity(settings.driverName, !settings.topology.empty(), **control);
+	shim::NodeService node(settings, **control);
 	grpc::ServerBuilder builder;
 	builder.AddListeningPort("unix:" + settings.endpoint, grpc::InsecureServerCredentials());
 	builder.RegisterService(&identity);

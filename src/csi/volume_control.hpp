@@ -9,22 +9,14 @@
 #include <chrono>
 #include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "bus/volume_properties.hpp"
 #include "common/result.hpp"
 
 namespace rbdvolume::csi {
 
 /* A volume as the daemon reports it (its org.rbdvolume1.Volume properties). */
-struct VolumeState {
-	std::string phase; /* "up", "degraded", "failed", "pending", ... */
-	std::string stage; /* "absent", "mapped", "staged", "published" */
-	std::string activity;
-	std::string device;
-	std::vector<std::pair<std::string, std::string>> conditions; /* type, message */
-	std::string lastError;
-};
+using VolumeState = bus::VolumeProperties;
 
 class VolumeControl
 {

@@ -60,14 +60,18 @@ Result<PathUsage> usageOf(const std::string &path)
 std::optional<std::string> unhealthy(const VolumeState &state)
 {
 	std::string why;
-	for (const auto &[type, message] : state.conditions)
-		why += (why.empty() ? "" : "; ") + type + ": " + message;
-	const bool healthyPhase = state.phase == "up" || state.phase == "pending";
+	for (const bus::Condition &condition : state.conditions)
+		why += (why.empty() ? "" : "; ") + condition.type + ": " + condition.message;
+	const bool healthyPhase =
+		state.phase == bus::Phase::Up || state.phase == bus::Phase::Pending;
 	if (healthyPhase && why.empty())
 		return std::nullopt;
+	const std::string phase = bus::phaseName(state.phase);
 	if (why.empty())
-		why = state.lastError.empty() ? "the volume is " + state.phase : state.lastError;
-	return "rbd-volume reports the volume " + state.phase + ": " + why;
+		why = state.lastErrorName.empty() && state.lastErrorMessage.empty()
+			      ? "the volume is " + phase
+			      : state.lastErrorName + ": " + state.lastErrorMessage;
+	return "rbd-volume reports the volume " + phase + ": " + why;
 }
 
 } /* namespace rbdvolume::csi */

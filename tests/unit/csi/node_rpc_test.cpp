@@ -48,6 +48,17 @@ bool exists(const std::string &path)
 }
 
 /* Each request lacks one required field, or has a bad one. */
+/* The daemon's view of a published volume on /dev/loop7. */
+csi::VolumeState publishedState(bus::Phase phase, std::vector<bus::Condition> conditions)
+{
+	csi::VolumeState state;
+	state.phase = phase;
+	state.stage = bus::Stage::Published;
+	state.device = "/dev/loop7";
+	state.conditions = std::move(conditions);
+	return state;
+}
+
 TEST(NodeRpc, StageChecksEveryRequiredField)
 {
 	RpcRig rig;
@@ -424,7 +435,7 @@ TEST(NodeRpc, VolumeStatsAndCondition)
 	ASSERT_TRUE(rig.publish(rig.publishRequest(VolumeId, target)).ok());
 	std::filesystem::create_directories(target);
 	const std::string name = csi::volumeNameFor(VolumeId);
-	rig.control.setState(name, csi::VolumeState{ "up", "published", "", "/dev/loop7", {}, "" });
+	rig.control.setState(name, publishedState(bus::Phase::Up, {}));
 
 	v1::NodeGetVolumeStatsRequest request;
 	request.set_volume_id(VolumeId);
@@ -440,12 +451,8 @@ TEST(NodeRpc, VolumeStatsAndCondition)
 	EXPECT_FALSE(healthy.volume_condition().abnormal());
 
 	rig.control.setState(name,
-			     csi::VolumeState{ "degraded",
-					       "published",
-					       "",
-					       "/dev/loop7",
-					       { { "MapperLost", "rbd-fuse@x is not running" } },
-					       "" });
+			     publishedState(bus::Phase::Degraded,
+					    { { "MapperLost", "rbd-fuse@x is not running" } }));
 	v1::NodeGetVolumeStatsResponse sick;
 	ASSERT_TRUE(rig.node().NodeGetVolumeStats(RpcRig::context().get(), request, &sick).ok());
 	EXPECT_TRUE(sick.volume_condition().abnormal());
