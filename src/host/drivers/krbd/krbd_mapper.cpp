@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "host/drivers/cluster_args.hpp"
-#include "host/drivers/tool_failure.hpp"
+#include "host/drivers/tools/cluster_args.hpp"
+#include "host/drivers/tools/tool_failure.hpp"
 
 namespace rbdvolume {
 

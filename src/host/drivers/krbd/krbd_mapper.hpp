@@ -4,7 +4,7 @@
 
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
-#include "host/drivers/driver_tools.hpp"
+#include "host/drivers/tools/driver_tools.hpp"
 #include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {

@@ -10,7 +10,7 @@
 
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
-#include "host/drivers/driver_tools.hpp"
+#include "host/drivers/tools/driver_tools.hpp"
 
 namespace rbdvolume {
 

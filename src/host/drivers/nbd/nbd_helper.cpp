@@ -2,8 +2,8 @@
 #include "host/drivers/nbd/nbd_helper.hpp"
 
 #include "common/volume_name.hpp"
-#include "host/drivers/cluster_args.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
+#include "host/drivers/tools/cluster_args.hpp"
 
 namespace rbdvolume {
 

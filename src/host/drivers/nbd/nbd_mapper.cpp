@@ -11,7 +11,7 @@
 #include "common/volume_name.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
-#include "host/drivers/tool_failure.hpp"
+#include "host/drivers/tools/tool_failure.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {

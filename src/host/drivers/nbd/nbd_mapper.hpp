@@ -7,8 +7,8 @@
 
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
-#include "host/drivers/driver_tools.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
+#include "host/drivers/tools/driver_tools.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/unit_control.hpp"
 

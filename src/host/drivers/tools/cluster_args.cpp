@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/cluster_args.hpp"
+#include "host/drivers/tools/cluster_args.hpp"
 
 #include <string_view>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/drivers/tool_failure.hpp"
+#include "host/drivers/tools/tool_failure.hpp"
 
 #include <cerrno>
 

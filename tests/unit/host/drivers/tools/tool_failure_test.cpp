@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reading the errno out of a Ceph tool's message, and classing the failure by it. */
-#include "host/drivers/tool_failure.hpp"
+#include "host/drivers/tools/tool_failure.hpp"
 
 #include <cerrno>
 
