@@ -3,9 +3,9 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 
 #include "bus/names.hpp"
+#include "common/c_handle.hpp"
 #include "common/errno_text.hpp"
 #include "common/text_escape.hpp"
 
@@ -299,22 +299,18 @@ std::string busText(const std::string &text)
 
 std::string volumePath(const std::string &name)
 {
-	char *path = nullptr;
-	if (sd_bus_path_encode(VolumePathPrefix, name.c_str(), &path) < 0)
-		return VolumePathPrefix;
-	std::string result = path;
-	free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
-	return result;
+	char *raw = nullptr;
+	const int r = sd_bus_path_encode(VolumePathPrefix, name.c_str(), &raw);
+	const Malloced<char> path(raw);
+	return r < 0 ? std::string(VolumePathPrefix) : std::string(path.get());
 }
 
 std::string volumeName(const char *path)
 {
-	char *name = nullptr;
-	if (sd_bus_path_decode(path, VolumePathPrefix, &name) <= 0 || name == nullptr)
-		return "";
-	std::string result = name;
-	free(name); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
-	return result;
+	char *raw = nullptr;
+	const int r = sd_bus_path_decode(path, VolumePathPrefix, &raw);
+	const Malloced<char> name(raw);
+	return r <= 0 || !name ? std::string() : std::string(name.get());
 }
 
 Result<std::vector<VolumeSummary>> readVolumeList(sd_bus_message *reply)

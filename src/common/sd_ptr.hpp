@@ -1,38 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Owning pointers for sd-bus and sd-event objects, and an sd_bus_error freed
- * with its scope. Only src/daemon and src/cli include it: they link libsystemd.
+ * with its scope. For what links libsystemd: bus, daemon, cli, csi.
  */
 #pragma once
-
-#include <memory>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "common/c_handle.hpp"
+
 namespace rbdvolume {
 
-struct BusUnref {
-	void operator()(sd_bus *bus) const { sd_bus_flush_close_unref(bus); }
-};
-struct MessageUnref {
-	void operator()(sd_bus_message *message) const { sd_bus_message_unref(message); }
-};
-struct SlotUnref {
-	void operator()(sd_bus_slot *slot) const { sd_bus_slot_unref(slot); }
-};
-struct EventUnref {
-	void operator()(sd_event *event) const { sd_event_unref(event); }
-};
-struct SourceUnref {
-	void operator()(sd_event_source *source) const { sd_event_source_disable_unref(source); }
-};
-
-using BusPtr = std::unique_ptr<sd_bus, BusUnref>;
-using MessagePtr = std::unique_ptr<sd_bus_message, MessageUnref>;
-using SlotPtr = std::unique_ptr<sd_bus_slot, SlotUnref>;
-using EventPtr = std::unique_ptr<sd_event, EventUnref>;
-using SourcePtr = std::unique_ptr<sd_event_source, SourceUnref>;
+/* A connection is flushed before it closes: replies and signals queued still go out. */
+using BusPtr = CHandle<sd_bus, sd_bus_flush_close_unref>;
+using MessagePtr = CHandle<sd_bus_message, sd_bus_message_unref>;
+using SlotPtr = CHandle<sd_bus_slot, sd_bus_slot_unref>;
+using CredsPtr = CHandle<sd_bus_creds, sd_bus_creds_unref>;
+using EventPtr = CHandle<sd_event, sd_event_unref>;
+/* A source is disabled as it goes: its callback never runs after its owner. */
+using SourcePtr = CHandle<sd_event_source, sd_event_source_disable_unref>;
 
 /* An sd_bus_error that frees itself. */
 class ScopedBusError

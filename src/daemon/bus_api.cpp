@@ -50,13 +50,12 @@ int replyError(sd_bus_message *message, const char *name, const std::string &tex
 /* Mutations are for root; the bus policy says so too, this holds on any bus. */
 int requireRoot(sd_bus_message *message)
 {
-	sd_bus_creds *creds = nullptr;
-	int r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT,
-					  &creds);
+	sd_bus_creds *raw = nullptr;
+	int r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &raw);
+	const CredsPtr creds(raw);
 	uid_t uid = 1;
 	if (r >= 0)
-		r = sd_bus_creds_get_euid(creds, &uid);
-	sd_bus_creds_unref(creds);
+		r = sd_bus_creds_get_euid(creds.get(), &uid);
 	if (r >= 0 && uid == 0)
 		return 0;
 	(void)replyError(message, SD_BUS_ERROR_ACCESS_DENIED,

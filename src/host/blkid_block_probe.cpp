@@ -18,6 +18,7 @@
 #include <blkid/blkid.h>
 
 #include "common/bounded_call.hpp"
+#include "common/c_handle.hpp"
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 
@@ -25,10 +26,7 @@ namespace rbdvolume {
 
 namespace {
 
-struct ProbeFree {
-	void operator()(blkid_struct_probe *probe) const { blkid_free_probe(probe); }
-};
-using ProbePtr = std::unique_ptr<blkid_struct_probe, ProbeFree>;
+using ProbePtr = CHandle<blkid_struct_probe, blkid_free_probe>;
 
 ProbePtr openProbe(const std::string &device)
 {

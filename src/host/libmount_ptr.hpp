@@ -1,25 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* unique_ptr owners for libmount objects. */
+/* Owning pointers for libmount objects. */
 #pragma once
-
-#include <memory>
 
 #include <libmount/libmount.h>
 
+#include "common/c_handle.hpp"
+
 namespace rbdvolume {
 
-struct MntTableFree {
-	void operator()(libmnt_table *table) const { mnt_unref_table(table); }
-};
-struct MntIterFree {
-	void operator()(libmnt_iter *iter) const { mnt_free_iter(iter); }
-};
-struct MntContextFree {
-	void operator()(libmnt_context *context) const { mnt_free_context(context); }
-};
-
-using MntTablePtr = std::unique_ptr<libmnt_table, MntTableFree>;
-using MntIterPtr = std::unique_ptr<libmnt_iter, MntIterFree>;
-using MntContextPtr = std::unique_ptr<libmnt_context, MntContextFree>;
+using MntTablePtr = CHandle<libmnt_table, mnt_unref_table>;
+using MntIterPtr = CHandle<libmnt_iter, mnt_free_iter>;
+using MntContextPtr = CHandle<libmnt_context, mnt_free_context>;
+using MntFsPtr = CHandle<libmnt_fs, mnt_unref_fs>;
+using MntUpdatePtr = CHandle<libmnt_update, mnt_free_update>;
+using MntMonitorPtr = CHandle<libmnt_monitor, mnt_unref_monitor>;
 
 } /* namespace rbdvolume */

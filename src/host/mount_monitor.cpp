@@ -9,21 +9,14 @@ namespace rbdvolume {
 
 Result<std::unique_ptr<MountMonitor>> MountMonitor::create()
 {
-	libmnt_monitor *monitor = mnt_new_monitor();
+	MntMonitorPtr monitor(mnt_new_monitor());
 	if (!monitor)
 		return fail(Errc::Io, "cannot create a mount monitor", ENOMEM);
-	int r = mnt_monitor_enable_kernel(monitor, 1);
-	const int fd = r < 0 ? r : mnt_monitor_get_fd(monitor);
-	if (fd < 0) {
-		mnt_unref_monitor(monitor);
+	const int r = mnt_monitor_enable_kernel(monitor.get(), 1);
+	const int fd = r < 0 ? r : mnt_monitor_get_fd(monitor.get());
+	if (fd < 0)
 		return fail(Errc::Io, "cannot watch the mount table: " + errnoText(-fd), -fd);
-	}
-	return std::unique_ptr<MountMonitor>(new MountMonitor(monitor, fd));
-}
-
-MountMonitor::~MountMonitor()
-{
-	mnt_unref_monitor(monitor_);
+	return std::unique_ptr<MountMonitor>(new MountMonitor(std::move(monitor), fd));
 }
 
 int MountMonitor::fd() const
@@ -36,7 +29,7 @@ bool MountMonitor::drain()
 	bool changed = false;
 	const char *file = nullptr;
 	int type = 0;
-	while (mnt_monitor_next_change(monitor_, &file, &type) == 0)
+	while (mnt_monitor_next_change(monitor_.get(), &file, &type) == 0)
 		changed = true;
 	return changed;
 }

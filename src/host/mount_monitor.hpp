@@ -8,10 +8,10 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include "common/result.hpp"
-
-struct libmnt_monitor;
+#include "host/libmount_ptr.hpp"
 
 namespace rbdvolume {
 
@@ -19,7 +19,7 @@ class MountMonitor
 {
 public:
 	static Result<std::unique_ptr<MountMonitor>> create();
-	~MountMonitor();
+	~MountMonitor() = default;
 	MountMonitor(const MountMonitor &) = delete;
 	MountMonitor &operator=(const MountMonitor &) = delete;
 	MountMonitor(MountMonitor &&) = delete;
@@ -32,9 +32,9 @@ public:
 	bool drain();
 
 private:
-	MountMonitor(libmnt_monitor *monitor, int fd) : monitor_(monitor), fd_(fd) {}
+	MountMonitor(MntMonitorPtr monitor, int fd) : monitor_(std::move(monitor)), fd_(fd) {}
 
-	libmnt_monitor *monitor_;
+	MntMonitorPtr monitor_;
 	int fd_;
 };
 

@@ -8,17 +8,11 @@
 #include <libmount/libmount.h>
 
 #include "common/errno_text.hpp"
+#include "host/libmount_ptr.hpp"
 
 namespace rbdvolume {
 
 namespace {
-
-struct UpdateFree {
-	void operator()(libmnt_update *update) const { mnt_free_update(update); }
-};
-struct FsUnref {
-	void operator()(libmnt_fs *fs) const { mnt_unref_fs(fs); }
-};
 
 Result<void> apply(libmnt_update *update, int prepared, const std::string &what)
 {
@@ -37,8 +31,8 @@ Result<void> apply(libmnt_update *update, int prepared, const std::string &what)
 
 Result<void> recordUtabEntry(const UtabEntry &entry)
 {
-	const std::unique_ptr<libmnt_update, UpdateFree> update(mnt_new_update());
-	const std::unique_ptr<libmnt_fs, FsUnref> fs(mnt_new_fs());
+	const MntUpdatePtr update(mnt_new_update());
+	const MntFsPtr fs(mnt_new_fs());
 	if (!update || !fs)
 		return fail(Errc::Io, "out of memory", ENOMEM);
 	mnt_fs_set_source(fs.get(), entry.source.c_str());
@@ -54,7 +48,7 @@ Result<void> recordUtabEntry(const UtabEntry &entry)
 
 Result<void> forgetUtabEntry(const std::string &target)
 {
-	const std::unique_ptr<libmnt_update, UpdateFree> update(mnt_new_update());
+	const MntUpdatePtr update(mnt_new_update());
 	if (!update)
 		return fail(Errc::Io, "out of memory", ENOMEM);
 	return apply(update.get(), mnt_update_set_fs(update.get(), 0, target.c_str(), nullptr),

@@ -340,12 +340,12 @@ std::string FakeManager::Server::setUp(const std::string &address, int stopFd)
 	if (r < 0)
 		return failed("adding the manager", r);
 	for (const auto &volume : volumes) {
-		char *path = nullptr;
-		r = sd_bus_path_encode(bus::VolumePathPrefix, volume->view.name.c_str(), &path);
+		char *raw = nullptr;
+		r = sd_bus_path_encode(bus::VolumePathPrefix, volume->view.name.c_str(), &raw);
+		const Malloced<char> path(raw);
 		if (r < 0)
 			return failed("sd_bus_path_encode", r);
-		volume->path = path;
-		std::free(path); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
+		volume->path = path.get();
 		slot = nullptr;
 		r = sd_bus_add_object_vtable(bus.get(), &slot, volume->path.c_str(),
 					     bus::VolumeInterface, VolumeVtable, volume.get());

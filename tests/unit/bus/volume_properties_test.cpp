@@ -86,13 +86,9 @@ public:
 	}
 
 private:
-	/* Closed without the flush BusPtr does: the peer never answers the handshake. */
-	struct CloseUnref {
-		void operator()(sd_bus *bus) const { sd_bus_close_unref(bus); }
-	};
-
 	UniqueFd peer_;
-	std::unique_ptr<sd_bus, CloseUnref> bus_;
+	/* Closed without the flush BusPtr does: the peer never answers the handshake. */
+	CHandle<sd_bus, sd_bus_close_unref> bus_;
 };
 
 TEST(VolumeProperties, EveryPropertyReadsBackAsWritten)

@@ -29,14 +29,14 @@ bool check(int r, const char *what)
 /* Reads an "as" (sd-bus allocates it with malloc). */
 bool readStrings(sd_bus_message *message, std::vector<std::string> &strings)
 {
-	char **values = nullptr;
-	if (sd_bus_message_read_strv(message, &values) < 0)
+	char **raw = nullptr;
+	if (sd_bus_message_read_strv(message, &raw) < 0)
 		return false;
-	for (char **value = values; value != nullptr && *value != nullptr; value++) {
-		strings.emplace_back(*value);
-		std::free(*value); /* NOLINT(cppcoreguidelines-no-malloc): sd-bus allocated it */
+	const Malloced<char *> values(raw);
+	for (char **value = raw; value != nullptr && *value != nullptr; value++) {
+		const Malloced<char> owned(*value);
+		strings.emplace_back(owned.get());
 	}
-	std::free(static_cast<void *>(values)); /* NOLINT(cppcoreguidelines-no-malloc) */
 	return true;
 }
 
