@@ -16,12 +16,6 @@ namespace rbdvolume {
 
 namespace {
 
-tl::unexpected<Error> errnoError(const std::string &what, int err)
-{
-	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
-		    what + ": " + errnoText(err), err);
-}
-
 std::string sizeText(size_t bytes)
 {
 	constexpr size_t MiB = size_t{ 1024 } * 1024;
@@ -76,12 +70,12 @@ Result<std::optional<std::string>> readFileBounded(const std::string &path, size
 		if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
 			return fail(Errc::InvalidArgument,
 				    "expected a file, found " + fileTypeName(st.st_mode), err);
-		return errnoError("cannot read the file", err);
+		return failErrno("cannot read the file", err);
 	}
 	struct stat st {
 	};
 	if (fstat(fd.get(), &st) < 0)
-		return errnoError("cannot read the file", errno);
+		return failErrno("cannot read the file", errno);
 	if (!S_ISREG(st.st_mode))
 		return fail(Errc::InvalidArgument,
 			    "expected a file, found " + fileTypeName(st.st_mode));
@@ -93,7 +87,7 @@ Result<std::optional<std::string>> readFileBounded(const std::string &path, size
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			return errnoError("cannot read the file", errno);
+			return failErrno("cannot read the file", errno);
 		if (got == 0)
 			return std::optional<std::string>(std::move(data));
 		data.append(buffer.data(), static_cast<size_t>(got));
@@ -111,11 +105,11 @@ Result<void> writeFileAtomic(const std::string &path, const std::string &data, m
 	std::string temp = path + ".tmpXXXXXX";
 	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
 	if (!fd.valid())
-		return errnoError("cannot create a file in '" + dir + "'", errno);
+		return failErrno("cannot create a file in '" + dir + "'", errno);
 
 	const auto cleanup = [&](const std::string &what, int err) {
 		unlink(temp.c_str());
-		return errnoError(what, err);
+		return failErrno(what, err);
 	};
 	size_t done = 0;
 	while (done < data.size()) {

@@ -31,9 +31,7 @@ Result<PathUsage> usageOf(const std::string &path)
 	struct stat st {
 	};
 	if (stat(path.c_str(), &st) < 0) {
-		const int err = errno;
-		return fail(err == ENOENT ? Errc::NotFound : Errc::Io, path + ": " + errnoText(err),
-			    err);
+		return failErrno(path, errno);
 	}
 	PathUsage usage;
 	if (S_ISBLK(st.st_mode)) {

@@ -215,8 +215,7 @@ Result<CommandOutput> PosixCommandRunner::run(const Command &command)
 	const int r = posix_spawn(&pid, argv.front().c_str(), setup.actions(), setup.attr(),
 				  cArgv.data(), cEnv.data());
 	if (r != 0)
-		return fail(r == ENOENT ? Errc::NotFound : Errc::Io,
-			    "cannot run '" + argv.front() + "': " + errnoText(r), r);
+		return failErrno("cannot run '" + argv.front() + "'", r);
 	out->write.reset();
 	err->write.reset();
 

@@ -19,12 +19,6 @@ namespace rbdvolume {
 
 namespace {
 
-tl::unexpected<Error> errnoError(const std::string &what, int err)
-{
-	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
-		    what + ": " + errnoText(err), err);
-}
-
 bool pointsBelow(const std::filesystem::path &link, const std::string &path)
 {
 	std::error_code ec;
@@ -49,7 +43,7 @@ Result<void> makeDirectories(const std::string &path, mode_t mode)
 		pos = path.find('/', pos + 1);
 		const std::string part = path.substr(0, pos);
 		if (mkdir(part.c_str(), mode) < 0 && errno != EEXIST)
-			return errnoError("cannot create '" + part + "'", errno);
+			return failErrno("cannot create '" + part + "'", errno);
 	}
 	if (!isDirectory(path))
 		return fail(Errc::Conflict, "'" + path + "' exists and is not a directory",
@@ -63,7 +57,7 @@ Result<void> ensureFile(const std::string &path)
 		return made;
 	const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (!fd.valid())
-		return errnoError("cannot create '" + path + "'", errno);
+		return failErrno("cannot create '" + path + "'", errno);
 	return {};
 }
 

@@ -48,23 +48,6 @@ std::string ourOptions(const MountRequest &request)
 	return "_netdev," + std::string(MarkerOption) + "=" + request.owner;
 }
 
-Errc errcFor(int syscallErrno)
-{
-	switch (syscallErrno) {
-	case EBUSY:
-		return Errc::Busy;
-	case EPERM:
-	case EACCES:
-		return Errc::PermissionDenied;
-	case ENOENT:
-	case ENODEV:
-	case ENXIO:
-		return Errc::NotFound;
-	default:
-		return Errc::Io;
-	}
-}
-
 /* A mount option string split as mount(8) does: kernel flags, filesystem data, userspace. */
 struct SplitOptions {
 	unsigned long flags = 0;
@@ -151,10 +134,8 @@ std::string sourceDevice(const std::string &path)
 
 tl::unexpected<Error> mountFailed(const MountRequest &request, const std::string &what, int err)
 {
-	return fail(errcFor(err),
-		    "cannot " + what + " '" + request.source + "' on '" + request.target +
-			    "': " + errnoText(err),
-		    err);
+	return failErrno("cannot " + what + " '" + request.source + "' on '" + request.target + "'",
+			 err);
 }
 
 /*
@@ -357,7 +338,7 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 		(void)forgetUtabEntry(target);
 		return Change::Unchanged;
 	}
-	return fail(errcFor(err), "cannot unmount '" + target + "': " + errnoText(err), err);
+	return failErrno("cannot unmount '" + target + "'", err);
 }
 
 } /* namespace rbdvolume */

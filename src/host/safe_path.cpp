@@ -59,8 +59,7 @@ tl::unexpected<Error> openError(int dir, const std::string &name, const std::str
 	}
 	if (err == ENOENT)
 		return fail(Errc::NotFound, "'" + reached + "' does not exist", ENOENT);
-	return fail(err == EACCES || err == EPERM ? Errc::PermissionDenied : Errc::Io,
-		    "cannot open '" + reached + "': " + errnoText(err), err);
+	return failErrno("cannot open '" + reached + "'", err);
 }
 
 /* Makes dir/name when it is missing; someone else making it meanwhile is fine. */
@@ -75,8 +74,7 @@ Result<void> makeMissing(int dir, const std::string &name, const std::string &re
 	} else if (mkdirat(dir, name.c_str(), 0755) == 0 || errno == EEXIST) {
 		return {};
 	}
-	return fail(errno == EACCES || errno == EPERM ? Errc::PermissionDenied : Errc::Io,
-		    "cannot create '" + reached + "': " + errnoText(errno), errno);
+	return failErrno("cannot create '" + reached + "'", errno);
 }
 
 Result<UniqueFd> walk(const std::string &path, bool make, PathKind kind)

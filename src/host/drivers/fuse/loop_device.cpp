@@ -22,11 +22,6 @@ namespace rbdvolume {
 
 namespace {
 
-tl::unexpected<Error> errnoError(const std::string &what, int err)
-{
-	return fail(err == ENOENT ? Errc::NotFound : Errc::Io, what + ": " + errnoText(err), err);
-}
-
 std::string trimmed(std::string text)
 {
 	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
@@ -51,21 +46,21 @@ Result<std::string> attachLoop(const std::string &file, bool readOnly)
 {
 	const UniqueFd backing(open(file.c_str(), (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC));
 	if (!backing.valid())
-		return errnoError("cannot open '" + file + "'", errno);
+		return failErrno("cannot open '" + file + "'", errno);
 	const UniqueFd control(open("/dev/loop-control", O_RDWR | O_CLOEXEC));
 	if (!control.valid())
-		return errnoError("cannot open /dev/loop-control", errno);
+		return failErrno("cannot open /dev/loop-control", errno);
 
 	/* Another attacher may win the free device between GET_FREE and CONFIGURE: retry. */
 	for (int attempt = 0; attempt < 16; attempt++) {
 		const int number = ioctl(control.get(), LOOP_CTL_GET_FREE);
 		if (number < 0)
-			return errnoError("no free loop device", errno);
+			return failErrno("no free loop device", errno);
 		const std::string device = "/dev/loop" + std::to_string(number);
 		const UniqueFd loop(
 			open(device.c_str(), (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC));
 		if (!loop.valid())
-			return errnoError("cannot open " + device, errno);
+			return failErrno("cannot open " + device, errno);
 
 		loop_config config{};
 		config.fd = static_cast<__u32>(backing.get());
@@ -74,7 +69,7 @@ Result<std::string> attachLoop(const std::string &file, bool readOnly)
 		if (ioctl(loop.get(), LOOP_CONFIGURE, &config) == 0)
 			return device;
 		if (errno != EBUSY)
-			return errnoError("cannot attach " + device + " to '" + file + "'", errno);
+			return failErrno("cannot attach " + device + " to '" + file + "'", errno);
 	}
 	return fail(Errc::Busy, "no loop device could be attached to '" + file + "'", EBUSY);
 }
@@ -83,10 +78,9 @@ Result<void> detachLoop(const std::string &device)
 {
 	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
 	if (!loop.valid())
-		return errnoError("cannot open " + device, errno);
+		return failErrno("cannot open " + device, errno);
 	if (ioctl(loop.get(), LOOP_CLR_FD, 0) < 0 && errno != ENXIO)
-		return fail(errno == EBUSY ? Errc::Busy : Errc::Io,
-			    "cannot detach " + device + ": " + errnoText(errno), errno);
+		return failErrno("cannot detach " + device, errno);
 	return {};
 }
 
@@ -123,9 +117,9 @@ Result<void> refreshLoopSize(const std::string &device)
 {
 	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
 	if (!loop.valid())
-		return errnoError("cannot open " + device, errno);
+		return failErrno("cannot open " + device, errno);
 	if (ioctl(loop.get(), LOOP_SET_CAPACITY, 0) < 0)
-		return errnoError("cannot refresh the size of " + device, errno);
+		return failErrno("cannot refresh the size of " + device, errno);
 	return {};
 }
 
@@ -133,10 +127,10 @@ Result<LoopBacking> loopBacking(const std::string &device)
 {
 	const UniqueFd loop(open(device.c_str(), O_RDONLY | O_CLOEXEC));
 	if (!loop.valid())
-		return errnoError("cannot open " + device, errno);
+		return failErrno("cannot open " + device, errno);
 	loop_info64 info{};
 	if (ioctl(loop.get(), LOOP_GET_STATUS64, &info) < 0)
-		return errnoError("cannot read the status of " + device, errno);
+		return failErrno("cannot read the status of " + device, errno);
 	return LoopBacking{ info.lo_device, info.lo_inode };
 }
 

@@ -3,6 +3,8 @@
 
 #include <cerrno>
 
+#include "common/errno_text.hpp"
+
 namespace rbdvolume {
 
 /*
@@ -28,25 +30,13 @@ int cephToolErrno(const std::string &message)
 Errc errcForErrno(int err)
 {
 	switch (err) {
-	case ENOENT:
-		return Errc::NotFound;
-	case EBUSY:
-		return Errc::Busy;
-	case EEXIST:
-		return Errc::Conflict;
-	case EPERM:
-	case EACCES:
-		return Errc::PermissionDenied;
 	case EINVAL:
-		return Errc::InvalidArgument;
-	/* krbd: an image feature the kernel lacks; no rbd or nbd support at all. */
+		return Errc::InvalidArgument; /* rbd: a value of the spec it refuses */
 	case ENXIO:
-	case ENODEV:
-	case EOPNOTSUPP:
-		return Errc::Unsupported;
+		return Errc::Unsupported; /* krbd: an image feature the kernel lacks */
 	default:
 		/* ETIMEDOUT too: the tool's own timeout is a definite failure, not an uncertain kill. */
-		return Errc::Io;
+		return errcFromErrno(err);
 	}
 }
 

@@ -12,7 +12,7 @@ namespace rbdvolume {
 /* The errno a Ceph tool names as "(N) text" (cpp_strerror) in `message`; 0 when none. */
 int cephToolErrno(const std::string &message);
 
-/* The class of a failure with `err`: ENOENT is NotFound, EBUSY Busy, ...; Io otherwise. */
+/* The class of the rbd tool failing with `err`: errcFromErrno(), but EINVAL and ENXIO say more. */
 Errc errcForErrno(int err);
 
 /* "<what>: exit status 22: rbd: map failed: (22) Invalid argument", classed by that errno. */
