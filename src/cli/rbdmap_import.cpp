@@ -265,9 +265,8 @@ MountOptions sortMountOptions(std::string_view options)
 			sorted.noauto = sorted.noauto || option == "noauto";
 			if (option != "defaults" && option != "rw")
 				sorted.dropped.push_back(option);
-		} else if (const std::string problem = mountOptionProblem(option);
-			   !problem.empty()) {
-			sorted.refused.push_back(problem);
+		} else if (auto problem = mountOptionProblem(option)) {
+			sorted.refused.push_back(std::move(*problem));
 		} else {
 			sorted.kept.push_back(option);
 		}
@@ -399,7 +398,7 @@ void DraftBuilder::applyParam(const RbdmapParam &param, std::string_view key)
 	if (!flag && !valued) {
 		std::string text =
 			"'" + param.key + "' is not carried over: the spec has no equivalent";
-		if (krbdOptionProblem(param.value ? param.key + '=' + value : param.key).empty())
+		if (!krbdOptionProblem(param.value ? param.key + '=' + value : param.key))
 			text += " (a krbd map option belongs in options='...')";
 		sayRbdmap(ImportLevel::Warning, std::move(text));
 		return;
@@ -488,11 +487,10 @@ void DraftBuilder::applyMapOptions(const std::string &options)
 			map.exclusive = true;
 			continue;
 		}
-		const std::string problem =
-			nbd ? nbdOptionProblem(option) : krbdOptionProblem(option);
-		if (!problem.empty()) {
+		const auto problem = nbd ? nbdOptionProblem(option) : krbdOptionProblem(option);
+		if (problem) {
 			sayRbdmap(ImportLevel::Warning,
-				  "map option '" + option + "' is not carried over: " + problem);
+				  "map option '" + option + "' is not carried over: " + *problem);
 			continue;
 		}
 		(nbd ? map.nbdOptions : map.krbdOptions).push_back(option);
@@ -874,8 +872,8 @@ Result<ImageSpec> parseRbdmapImage(std::string_view spec)
 	if (const size_t at = rest.find('@'); at != std::string_view::npos) {
 		image.snapshot = rest.substr(at + 1);
 		rest = rest.substr(0, at);
-		if (const std::string problem = rbdNameProblem(image.snapshot); !problem.empty())
-			return bad("snapshot: " + problem);
+		if (const auto problem = rbdNameProblem(image.snapshot))
+			return bad("snapshot: " + *problem);
 	}
 	std::vector<std::string> parts;
 	while (true) {
@@ -900,8 +898,8 @@ Result<ImageSpec> parseRbdmapImage(std::string_view spec)
 	for (const auto &[what, name] : names) {
 		if (name == &image.radosNamespace && parts.size() != 3)
 			continue;
-		if (const std::string problem = rbdNameProblem(*name); !problem.empty())
-			return bad(std::string(what) + ": " + problem);
+		if (const auto problem = rbdNameProblem(*name))
+			return bad(std::string(what) + ": " + *problem);
 	}
 	return image;
 }

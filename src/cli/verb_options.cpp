@@ -146,10 +146,9 @@ Result<std::string> oneVolumeName(const VerbOptions &options, bool required)
 		return std::string();
 	}
 	const std::string &name = options.operands.front();
-	const std::string problem = volumeNameProblem(name);
-	if (!problem.empty())
+	if (const auto problem = volumeNameProblem(name))
 		return fail(Errc::InvalidArgument,
-			    "'" + name + "' is not a volume name: " + problem);
+			    "'" + name + "' is not a volume name: " + *problem);
 	return name;
 }
 

@@ -12,7 +12,7 @@ bool isAlnum(char c)
 
 } /* namespace */
 
-std::string volumeNameProblem(std::string_view name)
+std::optional<std::string> volumeNameProblem(std::string_view name)
 {
 	if (name.empty())
 		return "a volume name cannot be empty";
@@ -32,7 +32,7 @@ std::string volumeNameProblem(std::string_view name)
 
 bool isValidVolumeName(std::string_view name)
 {
-	return volumeNameProblem(name).empty();
+	return !volumeNameProblem(name);
 }
 
 } /* namespace rbdvolume */

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,6 @@ constexpr size_t MaxVolumeNameLength = 63;
 bool isValidVolumeName(std::string_view name);
 
 /* Why a name is invalid, in words, or "" when it is valid. */
-std::string volumeNameProblem(std::string_view name);
+std::optional<std::string> volumeNameProblem(std::string_view name);
 
 } /* namespace rbdvolume */

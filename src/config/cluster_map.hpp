@@ -60,13 +60,13 @@ ClusterMapOutcome clusterMapFailure(const std::string &file, std::string message
  */
 
 /* Non-empty, without control characters. */
-std::string clusterIdProblem(std::string_view id);
+std::optional<std::string> clusterIdProblem(std::string_view id);
 
 /* At least one monitor. */
-std::string monitorCountProblem(size_t count);
+std::optional<std::string> monitorCountProblem(size_t count);
 
 /* "" (none) or a name as the spec's image.namespace takes it. */
-std::string radosNamespaceProblem(std::string_view name);
+std::optional<std::string> radosNamespaceProblem(std::string_view name);
 
 /* `id` given again; `first` is the field of its first use ("cluster[0].id"). */
 std::string duplicateClusterIdProblem(std::string_view id, std::string_view first);

@@ -123,9 +123,8 @@ std::optional<std::string> readId(const toml::table &table, const std::string &p
 		wrongType(report, prefix + ".id", *node, "a string");
 		return std::nullopt;
 	}
-	const std::string problem = clusterIdProblem(id->get());
-	if (!problem.empty()) {
-		report.error(prefix + ".id", positionOf(*node), problem);
+	if (const auto problem = clusterIdProblem(id->get())) {
+		report.error(prefix + ".id", positionOf(*node), *problem);
 		return std::nullopt;
 	}
 	return id->get();
@@ -146,9 +145,8 @@ std::optional<std::vector<std::string>> readMonitors(const toml::table &table,
 		wrongType(report, field, *node, "an array of strings");
 		return std::nullopt;
 	}
-	const std::string countProblem = monitorCountProblem(array->size());
-	if (!countProblem.empty()) {
-		report.error(field, positionOf(*node), countProblem);
+	if (const auto countProblem = monitorCountProblem(array->size())) {
+		report.error(field, positionOf(*node), *countProblem);
 		return std::nullopt;
 	}
 	std::vector<std::string> monitors;
@@ -159,12 +157,12 @@ std::optional<std::vector<std::string>> readMonitors(const toml::table &table,
 		const SourcePos pos = positionOf(element);
 		report.record(elementField, pos);
 		const auto *address = element.as_string();
-		const std::string problem =
+		const std::optional<std::string> problem =
 			address == nullptr
 				? std::string("expected a string, found ") + typeName(element)
 				: monitorProblem(address->get());
-		if (!problem.empty()) {
-			report.error(elementField, pos, problem);
+		if (problem) {
+			report.error(elementField, pos, *problem);
 			good = false;
 			continue;
 		}
@@ -188,9 +186,8 @@ std::optional<std::string> readNamespace(const toml::table &table, const std::st
 		wrongType(report, field, *node, "a string");
 		return std::nullopt;
 	}
-	const std::string problem = radosNamespaceProblem(name->get());
-	if (!problem.empty()) {
-		report.error(field, positionOf(*node), problem);
+	if (const auto problem = radosNamespaceProblem(name->get())) {
+		report.error(field, positionOf(*node), *problem);
 		return std::nullopt;
 	}
 	return name->get();
@@ -294,7 +291,7 @@ ClusterMapOutcome clusterMapFailure(const std::string &file, std::string message
 	return outcome;
 }
 
-std::string clusterIdProblem(std::string_view id)
+std::optional<std::string> clusterIdProblem(std::string_view id)
 {
 	if (id.empty())
 		return "expected a non-empty cluster id, found ''";
@@ -306,17 +303,17 @@ std::string clusterIdProblem(std::string_view id)
 	return {};
 }
 
-std::string monitorCountProblem(size_t count)
+std::optional<std::string> monitorCountProblem(size_t count)
 {
 	if (count == 0)
 		return "expected at least one monitor address, found an empty array";
 	return {};
 }
 
-std::string radosNamespaceProblem(std::string_view name)
+std::optional<std::string> radosNamespaceProblem(std::string_view name)
 {
 	if (name.empty())
-		return {};
+		return std::nullopt;
 	return rbdNameProblem(name);
 }
 

@@ -136,8 +136,8 @@ public:
 		     std::span<const std::string_view> keys);
 
 	std::string field(std::string_view key) const;
-	/* Reports `problem` at the key's value unless it is empty. */
-	void check(std::string_view key, const std::string &problem);
+	/* Reports `problem` at the key's value, if there is one. */
+	void check(std::string_view key, const std::optional<std::string> &problem);
 
 	const toml::node *find(std::string_view key);
 	void wrongType(std::string_view key, const toml::node &node, std::string_view expected);
@@ -184,10 +184,10 @@ void ConfigReader::rejectUnknownKeys(std::span<const std::string_view> keys)
 	}
 }
 
-void ConfigReader::check(std::string_view key, const std::string &problem)
+void ConfigReader::check(std::string_view key, const std::optional<std::string> &problem)
 {
-	if (!problem.empty())
-		report_.error(field(key), problem);
+	if (problem)
+		report_.error(field(key), *problem);
 }
 
 const toml::node *ConfigReader::find(std::string_view key)
@@ -355,11 +355,11 @@ void readMountRoots(ConfigReader &reader, SpecReport &report, std::vector<std::s
 			continue;
 		}
 		const std::string &root = value->get();
-		std::string problem = pathProblem(root, false);
-		if (problem.empty() && std::find(roots.begin(), roots.end(), root) != roots.end())
+		std::optional<std::string> problem = pathProblem(root, false);
+		if (!problem && std::find(roots.begin(), roots.end(), root) != roots.end())
 			problem = "expected each path once, found " + quoted(root) + " again";
-		if (!problem.empty()) {
-			report.error(field, pos, problem);
+		if (problem) {
+			report.error(field, pos, *problem);
 			good = false;
 			continue;
 		}
@@ -399,8 +399,7 @@ void readTools(const toml::table &table, SpecReport &report, DaemonConfig &confi
 		std::optional<std::string> path = reader.readString(tool.key);
 		if (!path)
 			continue;
-		const std::string problem = pathProblem(*path, false);
-		if (!problem.empty()) {
+		if (const auto problem = pathProblem(*path, false)) {
 			reader.check(tool.key, problem);
 			continue;
 		}

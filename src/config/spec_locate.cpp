@@ -20,8 +20,8 @@ std::vector<std::string> defaultSpecDirs()
 
 Result<std::string> locateSpec(const std::string &name, const std::vector<std::string> &dirs)
 {
-	if (const std::string problem = volumeNameProblem(name); !problem.empty())
-		return fail(Errc::InvalidArgument, "'" + name + "': " + problem);
+	if (const auto problem = volumeNameProblem(name))
+		return fail(Errc::InvalidArgument, "'" + name + "': " + *problem);
 	std::vector<std::string> found;
 	for (const std::string &dir : dirs) {
 		const std::string path = dir + "/" + name + ".toml";

@@ -109,7 +109,7 @@ bool isSpaceOrComma(char c)
 }
 
 /* The problems every pass-through option can have, whatever it is for. */
-std::string shapeProblem(std::string_view what, std::string_view option)
+std::optional<std::string> shapeProblem(std::string_view what, std::string_view option)
 {
 	if (option.empty())
 		return "expected a non-empty " + std::string(what) + ", found ''";
@@ -119,7 +119,8 @@ std::string shapeProblem(std::string_view what, std::string_view option)
 	return {};
 }
 
-std::string refusedProblem(std::span<const RefusedOption> refused, std::string_view name)
+std::optional<std::string> refusedProblem(std::span<const RefusedOption> refused,
+					  std::string_view name)
 {
 	for (const RefusedOption &rule : refused) {
 		if (rule.name == name)
@@ -128,7 +129,8 @@ std::string refusedProblem(std::span<const RefusedOption> refused, std::string_v
 	return {};
 }
 
-std::string valueProblem(const OptionRule &rule, std::string_view option, std::string_view value)
+std::optional<std::string> valueProblem(const OptionRule &rule, std::string_view option,
+					std::string_view value)
 {
 	switch (rule.kind) {
 	case ValueKind::None:
@@ -149,25 +151,25 @@ std::string valueProblem(const OptionRule &rule, std::string_view option, std::s
 		return "expected one of " + quotedList(rule.choices) + " for " + quoted(rule.name) +
 		       ", found " + quoted(option);
 	case ValueKind::Path:
-		if (pathProblem(value).empty())
-			return {};
+		if (!pathProblem(value))
+			return std::nullopt;
 		return "expected a normal absolute path for " + quoted(rule.name) + ", found " +
 		       quoted(option);
 	}
 	return {};
 }
 
-std::string mapOptionProblem(std::string_view driver, std::span<const OptionRule> rules,
-			     std::span<const RefusedOption> refused, std::string_view option)
+std::optional<std::string> mapOptionProblem(std::string_view driver,
+					    std::span<const OptionRule> rules,
+					    std::span<const RefusedOption> refused,
+					    std::string_view option)
 {
-	std::string problem = shapeProblem(std::string(driver) + " option", option);
-	if (!problem.empty())
+	if (auto problem = shapeProblem(std::string(driver) + " option", option))
 		return problem;
 
 	const size_t equals = option.find('=');
 	const std::string_view name = option.substr(0, equals);
-	problem = refusedProblem(refused, name);
-	if (!problem.empty())
+	if (auto problem = refusedProblem(refused, name))
 		return problem;
 
 	const auto rule = std::find_if(rules.begin(), rules.end(),
@@ -199,20 +201,19 @@ constexpr std::string_view XfsValueOptions = "bcdilLmnprs";
 
 } /* namespace */
 
-std::string krbdOptionProblem(std::string_view option)
+std::optional<std::string> krbdOptionProblem(std::string_view option)
 {
 	return mapOptionProblem("krbd", KrbdOptions, KrbdRefused, option);
 }
 
-std::string nbdOptionProblem(std::string_view option)
+std::optional<std::string> nbdOptionProblem(std::string_view option)
 {
 	return mapOptionProblem("nbd", NbdOptions, NbdRefused, option);
 }
 
-std::string mountOptionProblem(std::string_view option)
+std::optional<std::string> mountOptionProblem(std::string_view option)
 {
-	std::string problem = shapeProblem("mount option", option);
-	if (!problem.empty())
+	if (auto problem = shapeProblem("mount option", option))
 		return problem;
 	if (option == "rw" || option == "ro")
 		return quoted(option) + " is not allowed here: read-only has its own key";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,13 +16,13 @@ namespace rbdvolume {
 /* Each "...Problem" function returns "" for a good option, else a message for a Diagnostic. */
 
 /* One entry of map.krbd.options (`rbd device map -o`). */
-std::string krbdOptionProblem(std::string_view option);
+std::optional<std::string> krbdOptionProblem(std::string_view option);
 
 /* One entry of map.nbd.options (`rbd-nbd map --OPTION[=VALUE]`, written without "--"). */
-std::string nbdOptionProblem(std::string_view option);
+std::optional<std::string> nbdOptionProblem(std::string_view option);
 
 /* One entry of staging.options or publish[i].options. */
-std::string mountOptionProblem(std::string_view option);
+std::optional<std::string> mountOptionProblem(std::string_view option);
 
 /* Indexes of the arguments in `args` that turn on mkfs's force flag for `type`. */
 std::vector<size_t> mkfsForceArguments(FsType type, std::span<const std::string> args);

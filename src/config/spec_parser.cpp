@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -120,8 +121,8 @@ public:
 	std::string field(std::string_view key) const { return joinField(prefix_, key); }
 	bool present(std::string_view key) const { return table_.contains(key); }
 	void missing(std::string_view key);
-	/* Reports `problem` at the key's value unless it is empty. */
-	void check(std::string_view key, const std::string &problem);
+	/* Reports `problem` at the key's value, if there is one. */
+	void check(std::string_view key, const std::optional<std::string> &problem);
 
 	const toml::node *find(std::string_view key);
 	void wrongType(std::string_view key, const toml::node &node, std::string_view expected);
@@ -175,10 +176,10 @@ void TableReader::missing(std::string_view key)
 		      "missing required key " + quoted(key) + " in " + header_);
 }
 
-void TableReader::check(std::string_view key, const std::string &problem)
+void TableReader::check(std::string_view key, const std::optional<std::string> &problem)
 {
-	if (!problem.empty())
-		report_.error(field(key), problem);
+	if (problem)
+		report_.error(field(key), *problem);
 }
 
 const toml::node *TableReader::find(std::string_view key)
@@ -297,11 +298,13 @@ template<typename Check>
 std::vector<StringItem> readCheckedStrings(TableReader &reader, SpecReport &report,
 					   std::string_view key, Check check)
 {
+	/* A check returning a plain string would turn "" into an engaged problem. */
+	static_assert(std::is_same_v<std::invoke_result_t<Check, std::string_view>,
+				     std::optional<std::string>>);
 	std::vector<StringItem> items = reader.readStrings(key).value_or(std::vector<StringItem>{});
 	for (const StringItem &item : items) {
-		const std::string problem = check(item.value);
-		if (!problem.empty())
-			report.error(item.field, problem);
+		if (const std::optional<std::string> problem = check(item.value))
+			report.error(item.field, *problem);
 	}
 	return items;
 }
@@ -422,11 +425,12 @@ void readFilesystem(const toml::table &table, SpecReport &report, FilesystemSpec
 	TableReader reader(table, "filesystem", "[filesystem]", report, FilesystemKeys);
 	fs.type = reader.readChoice("type", FsTypes).value_or(fs.type);
 
-	const std::vector<StringItem> args =
-		readCheckedStrings(reader, report, "mkfs-options", [](std::string_view arg) {
-			return arg.empty()
-				       ? std::string("expected a non-empty mkfs argument, found ''")
-				       : std::string();
+	const std::vector<StringItem> args = readCheckedStrings(
+		reader, report, "mkfs-options",
+		[](std::string_view arg) -> std::optional<std::string> {
+			if (arg.empty())
+				return "expected a non-empty mkfs argument, found ''";
+			return std::nullopt;
 		});
 	fs.mkfsOptions = valuesOf(args);
 	if (!report.failed("filesystem.type")) {
@@ -479,10 +483,9 @@ void readRoot(const toml::table &root, SpecReport &report, VolumeSpec &spec)
 {
 	TableReader reader(root, "", "the spec", report, RootKeys);
 	if (const std::optional<int64_t> version = reader.readInteger("version"))
-		reader.check("version", *version == 1
-						? std::string()
-						: "expected 1 (the only spec version), found " +
-							  std::to_string(*version));
+		if (*version != 1)
+			reader.check("version", "expected 1 (the only spec version), found " +
+							std::to_string(*version));
 	spec.mode = reader.readChoice("mode", Modes).value_or(spec.mode);
 
 	if (const toml::table *image = reader.readTable("image"))
@@ -514,11 +517,11 @@ std::string checkFileName(const std::string &path, SpecReport &report)
 		return std::string(base);
 	}
 	const std::string_view stem = base.substr(0, base.size() - Suffix.size());
-	const std::string problem = volumeNameProblem(stem);
-	if (!problem.empty())
+	const auto problem = volumeNameProblem(stem);
+	if (problem)
 		report.fileError("expected a file name of the form NAME.toml with a valid volume "
 				 "name, found " +
-				 quoted(base) + ": " + problem);
+				 quoted(base) + ": " + *problem);
 	return std::string(stem);
 }
 

@@ -2,6 +2,7 @@
 /* Cross-field rules of spec v1 and the defaults that depend on other fields. */
 #include "config/spec_validate.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,8 +93,8 @@ void checkMode(const VolumeSpec &spec, SpecReport &report)
 }
 
 /* The first conflict of publish[index].path with the staging path or an earlier target. */
-std::string targetProblem(const VolumeSpec &spec, const SpecReport &report, size_t index,
-			  const std::vector<size_t> &earlier)
+std::optional<std::string> targetProblem(const VolumeSpec &spec, const SpecReport &report,
+					 size_t index, const std::vector<size_t> &earlier)
 {
 	const std::string &path = spec.publish[index].path;
 	for (const size_t other : earlier) {
@@ -155,9 +156,9 @@ void checkPublish(const VolumeSpec &spec, SpecReport &report)
 		const std::string pathField = publishField(i, "path");
 		if (!usable(report, pathField))
 			continue;
-		const std::string problem = targetProblem(spec, report, i, checked);
-		if (!problem.empty())
-			report.error(pathField, problem);
+		const auto problem = targetProblem(spec, report, i, checked);
+		if (problem)
+			report.error(pathField, *problem);
 		else
 			checked.push_back(i);
 	}

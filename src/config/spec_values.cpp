@@ -54,7 +54,7 @@ int unitPower(char unit)
 	return at == std::string_view::npos ? -1 : static_cast<int>(at) + 1;
 }
 
-std::string portProblem(std::string_view port, std::string_view address)
+std::optional<std::string> portProblem(std::string_view port, std::string_view address)
 {
 	unsigned long value = 0;
 	bool good = allDigits(port) && port.size() <= 5;
@@ -68,7 +68,7 @@ std::string portProblem(std::string_view port, std::string_view address)
 	return "expected a port from 1 to 65535, found " + quoted(port) + " in " + quoted(address);
 }
 
-std::string hostProblem(std::string_view host, std::string_view address)
+std::optional<std::string> hostProblem(std::string_view host, std::string_view address)
 {
 	const bool good = !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
 		return isAlnum(c) || c == '.' || c == '-' || c == '_';
@@ -79,7 +79,7 @@ std::string hostProblem(std::string_view host, std::string_view address)
 	       quoted(address);
 }
 
-std::string bracketedHostProblem(std::string_view rest, std::string_view address)
+std::optional<std::string> bracketedHostProblem(std::string_view rest, std::string_view address)
 {
 	const size_t close = rest.find(']');
 	if (close == std::string_view::npos)
@@ -239,7 +239,7 @@ Result<uint64_t> parseSize(std::string_view text)
 	return value;
 }
 
-std::string sizeBytesProblem(uint64_t bytes)
+std::optional<std::string> sizeBytesProblem(uint64_t bytes)
 {
 	constexpr uint64_t Sector = 512;
 	if (bytes == 0)
@@ -324,7 +324,7 @@ std::string formatDuration(std::chrono::milliseconds duration)
 	return std::to_string(count) + "ms"; /* not reached: every count is whole ms */
 }
 
-std::string rbdNameProblem(std::string_view name)
+std::optional<std::string> rbdNameProblem(std::string_view name)
 {
 	if (name.empty())
 		return "expected a non-empty name, found ''";
@@ -341,7 +341,7 @@ std::string rbdNameProblem(std::string_view name)
 	return {};
 }
 
-std::string clientIdProblem(std::string_view id)
+std::optional<std::string> clientIdProblem(std::string_view id)
 {
 	constexpr std::string_view Prefix = "client.";
 	if (id.empty())
@@ -358,7 +358,7 @@ std::string clientIdProblem(std::string_view id)
 	return {};
 }
 
-std::string monitorProblem(std::string_view address)
+std::optional<std::string> monitorProblem(std::string_view address)
 {
 	if (address.empty())
 		return "expected a monitor address, found ''";
@@ -380,13 +380,12 @@ std::string monitorProblem(std::string_view address)
 	if (rest.find(':', colon + 1) != std::string_view::npos)
 		return "expected an IPv6 address in brackets ('[2001:db8::1]:3300'), found " +
 		       quoted(address);
-	std::string problem = hostProblem(rest.substr(0, colon), address);
-	if (!problem.empty())
+	if (auto problem = hostProblem(rest.substr(0, colon), address))
 		return problem;
 	return portProblem(rest.substr(colon + 1), address);
 }
 
-std::string pathProblem(std::string_view path, bool allowRoot)
+std::optional<std::string> pathProblem(std::string_view path, bool allowRoot)
 {
 	if (path.empty() || path.front() != '/')
 		return "expected an absolute path, found " + quoted(path);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,8 +46,13 @@ std::string unknownKeyProblem(std::string_view key, std::span<const std::string_
 /* "10G", "10GiB", "10GB", "512M", "4096": binary units K M G T P, no decimals. */
 Result<uint64_t> parseSize(std::string_view text);
 
+/*
+ * The validators below say what is wrong with a value, in a sentence that
+ * reads after its key ("expected ..., found ..."); nullopt when nothing is.
+ */
+
 /* A parsed size must be > 0 and a multiple of 512. */
-std::string sizeBytesProblem(uint64_t bytes);
+std::optional<std::string> sizeBytesProblem(uint64_t bytes);
 
 /*
  * "500ms", "30s", "2min", "1h": a whole number and one unit (ms, s, min, h),
@@ -59,16 +65,16 @@ std::string formatDuration(std::chrono::milliseconds duration);
 
 /* Pool, namespace, image and snapshot names. */
 constexpr size_t MaxRbdNameLength = 250;
-std::string rbdNameProblem(std::string_view name);
+std::optional<std::string> rbdNameProblem(std::string_view name);
 
 /* Cluster client id, without "client.". */
-std::string clientIdProblem(std::string_view id);
+std::optional<std::string> clientIdProblem(std::string_view id);
 
 /* [v1:|v2:]HOST[:PORT], HOST a name, an IPv4 address or [IPv6]. */
-std::string monitorProblem(std::string_view address);
+std::optional<std::string> monitorProblem(std::string_view address);
 
 /* Absolute and normal, without control characters; `allowRoot` false refuses "/". */
-std::string pathProblem(std::string_view path, bool allowRoot = true);
+std::optional<std::string> pathProblem(std::string_view path, bool allowRoot = true);
 
 /* The image features `rbd create --image-feature` takes, in the order we document. */
 std::span<const std::string_view> knownImageFeatures();

@@ -174,9 +174,8 @@ std::optional<std::string> readClusterId(const Struct &object, const std::string
 		wrongType(report, field, *value, "a string");
 		return std::nullopt;
 	}
-	const std::string problem = clusterIdProblem(value->string_value());
-	if (!problem.empty()) {
-		report.error(field, SourcePos{}, problem);
+	if (const auto problem = clusterIdProblem(value->string_value())) {
+		report.error(field, SourcePos{}, *problem);
 		return std::nullopt;
 	}
 	return value->string_value();
@@ -197,22 +196,21 @@ std::optional<std::vector<std::string>> readMonitors(const Struct &object,
 		return std::nullopt;
 	}
 	const auto &list = value->list_value().values();
-	const std::string countProblem = monitorCountProblem(static_cast<size_t>(list.size()));
-	if (!countProblem.empty()) {
-		report.error(field, SourcePos{}, countProblem);
+	if (const auto countProblem = monitorCountProblem(static_cast<size_t>(list.size()))) {
+		report.error(field, SourcePos{}, *countProblem);
 		return std::nullopt;
 	}
 	std::vector<std::string> monitors;
 	bool good = true;
 	for (int i = 0; i < list.size(); ++i) {
 		const Value &element = list.Get(i);
-		const std::string problem =
+		const std::optional<std::string> problem =
 			element.has_string_value()
 				? monitorProblem(element.string_value())
 				: std::string("expected a string, found ") + typeName(element);
-		if (!problem.empty()) {
+		if (problem) {
 			report.error(indexField(field, static_cast<size_t>(i)), SourcePos{},
-				     problem);
+				     *problem);
 			good = false;
 			continue;
 		}
@@ -242,9 +240,8 @@ std::optional<std::string> readNamespace(const Struct &object, const std::string
 		wrongType(report, field, *value, "a string");
 		return std::nullopt;
 	}
-	const std::string problem = radosNamespaceProblem(value->string_value());
-	if (!problem.empty()) {
-		report.error(field, SourcePos{}, problem);
+	if (const auto problem = radosNamespaceProblem(value->string_value())) {
+		report.error(field, SourcePos{}, *problem);
 		return std::nullopt;
 	}
 	return value->string_value();

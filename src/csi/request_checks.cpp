@@ -10,8 +10,8 @@ namespace v1 = ::csi::v1;
 
 Result<void> checkVolumeId(const std::string &volumeId)
 {
-	if (const std::string problem = volumeIdProblem(volumeId); !problem.empty())
-		return fail(Errc::InvalidArgument, problem);
+	if (const auto problem = volumeIdProblem(volumeId))
+		return fail(Errc::InvalidArgument, *problem);
 	return {};
 }
 

@@ -78,8 +78,8 @@ const std::map<std::string, Setter> &setters()
 		  } },
 		{ "--driver-name",
 		  [](ShimSettings &s, const std::string &v) -> Result<void> {
-			  if (const std::string problem = driverNameProblem(v); !problem.empty())
-				  return fail(Errc::InvalidArgument, "--driver-name: " + problem);
+			  if (const auto problem = driverNameProblem(v))
+				  return fail(Errc::InvalidArgument, "--driver-name: " + *problem);
 			  s.driverName = v;
 			  return {};
 		  } },
@@ -160,7 +160,7 @@ const std::map<std::string, Setter> &setters()
 
 } /* namespace */
 
-std::string driverNameProblem(const std::string &name)
+std::optional<std::string> driverNameProblem(const std::string &name)
 {
 	if (name.empty() || name.size() > 63)
 		return "a driver name has 1 to 63 characters";

@@ -34,8 +34,8 @@ struct ShimSettings {
 /* The settings `args` (argv without the program name) ask for; an Error says which and why. */
 Result<ShimSettings> parseShimSettings(const std::vector<std::string> &args);
 
-/* Why `name` is not a valid CSI driver name ("" when it is). */
-std::string driverNameProblem(const std::string &name);
+/* Why `name` is not a valid CSI driver name (nothing when it is). */
+std::optional<std::string> driverNameProblem(const std::string &name);
 
 extern const char *const ShimUsage;
 

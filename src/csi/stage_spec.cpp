@@ -238,7 +238,8 @@ constexpr std::array<CsiRefusal, 2> NbdRefusals = { {
 	{ "exclusive", NoExclusive },
 } };
 
-std::string refusalProblem(std::string_view option, std::span<const CsiRefusal> refusals)
+std::optional<std::string> refusalProblem(std::string_view option,
+					  std::span<const CsiRefusal> refusals)
 {
 	const std::string_view name = option.substr(0, option.find('='));
 	for (const CsiRefusal &refusal : refusals) {
@@ -252,14 +253,14 @@ Result<void> checkMapOptions(std::string_view mounter, const std::vector<std::st
 {
 	const bool krbd = mounter == "krbd";
 	for (const std::string &option : options) {
-		std::string problem = krbd ? refusalProblem(option, KrbdRefusals)
-					   : refusalProblem(option, NbdRefusals);
-		if (problem.empty())
+		auto problem = krbd ? refusalProblem(option, KrbdRefusals)
+				    : refusalProblem(option, NbdRefusals);
+		if (!problem)
 			problem = krbd ? krbdOptionProblem(option) : nbdOptionProblem(option);
-		if (!problem.empty())
+		if (problem)
 			return fail(Errc::InvalidArgument, "volume context key 'mapOptions', " +
 								   std::string(mounter) +
-								   " options: " + problem);
+								   " options: " + *problem);
 	}
 	return {};
 }
@@ -346,10 +347,9 @@ Result<MountFlags> mountFlagsOf(const std::vector<std::string> &flags)
 		return fail(Errc::InvalidArgument,
 			    "mount flags 'ro' and 'rw' contradict each other");
 	for (const std::string &option : out.options) {
-		const std::string problem = mountOptionProblem(option);
-		if (!problem.empty())
+		if (const auto problem = mountOptionProblem(option))
 			return fail(Errc::InvalidArgument,
-				    "mount flag " + quoted(option) + ": " + problem);
+				    "mount flag " + quoted(option) + ": " + *problem);
 	}
 	return out;
 }

@@ -31,7 +31,7 @@ std::string volumeNameFor(std::string_view volumeId)
 	return std::string("csi_") + hex;
 }
 
-std::string volumeIdProblem(std::string_view volumeId)
+std::optional<std::string> volumeIdProblem(std::string_view volumeId)
 {
 	if (volumeId.empty())
 		return "volume_id is required";

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,6 @@ namespace rbdvolume::csi {
 std::string volumeNameFor(std::string_view volumeId);
 
 /* Why `volumeId` cannot be used ("" when it can): empty, too long, control characters. */
-std::string volumeIdProblem(std::string_view volumeId);
+std::optional<std::string> volumeIdProblem(std::string_view volumeId);
 
 } /* namespace rbdvolume::csi */

@@ -58,9 +58,9 @@ int runHelper(int argc, char *argv[])
 	}
 	if (name.empty())
 		return usage();
-	if (!isValidVolumeName(name)) {
+	if (const auto problem = volumeNameProblem(name)) {
 		std::fprintf(stderr, "rbd-volume-fuse-helper: '%s': %s\n", name.c_str(),
-			     volumeNameProblem(name).c_str());
+			     problem->c_str());
 		return 2;
 	}
 

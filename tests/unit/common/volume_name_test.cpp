@@ -15,7 +15,7 @@ TEST(VolumeName, Valid)
 	     { "a", "0", "data", "Data_1", "db.prod", "x_", "a.b.c" }) {
 		SCOPED_TRACE(name);
 		EXPECT_TRUE(isValidVolumeName(name));
-		EXPECT_EQ(volumeNameProblem(name), "");
+		EXPECT_EQ(volumeNameProblem(name), std::nullopt);
 	}
 	EXPECT_TRUE(isValidVolumeName(std::string(MaxVolumeNameLength, 'a')));
 }

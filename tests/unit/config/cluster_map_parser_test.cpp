@@ -127,15 +127,15 @@ TEST(ClusterMapToml, FindByClusterId)
 
 TEST(ClusterMapToml, SharedChecks)
 {
-	EXPECT_EQ(clusterIdProblem("rook-ceph"), "");
+	EXPECT_EQ(clusterIdProblem("rook-ceph"), std::nullopt);
 	EXPECT_EQ(clusterIdProblem(""), "expected a non-empty cluster id, found ''");
 	EXPECT_EQ(clusterIdProblem("a\nb"),
 		  "expected a cluster id without control characters, found 'a\\x0ab'");
-	EXPECT_EQ(monitorCountProblem(1), "");
+	EXPECT_EQ(monitorCountProblem(1), std::nullopt);
 	EXPECT_EQ(monitorCountProblem(0),
 		  "expected at least one monitor address, found an empty array");
-	EXPECT_EQ(radosNamespaceProblem(""), "");
-	EXPECT_EQ(radosNamespaceProblem("tenant_a"), "");
+	EXPECT_EQ(radosNamespaceProblem(""), std::nullopt);
+	EXPECT_EQ(radosNamespaceProblem("tenant_a"), std::nullopt);
 	EXPECT_EQ(radosNamespaceProblem("a/b"),
 		  "expected a name without '/', '@', whitespace or control characters, found "
 		  "'a/b'");

@@ -50,7 +50,7 @@ TEST(SpecOptions, GoodKrbdOptions)
 					     "udev",
 					     "noudev" }) {
 		SCOPED_TRACE(good);
-		EXPECT_EQ(krbdOptionProblem(good), "");
+		EXPECT_EQ(krbdOptionProblem(good), std::nullopt);
 	}
 }
 
@@ -84,7 +84,7 @@ TEST(SpecOptions, GoodNbdOptions)
 	       "max_part=16", "nbds_max=64", "encryption-format=luks1", "encryption-format=luks2",
 	       "encryption-passphrase-file=/etc/keys/x" }) {
 		SCOPED_TRACE(good);
-		EXPECT_EQ(nbdOptionProblem(good), "");
+		EXPECT_EQ(nbdOptionProblem(good), std::nullopt);
 	}
 }
 
@@ -112,13 +112,13 @@ TEST(SpecOptions, MountOptions)
 	     { "noatime", "nodev", "nosuid", "noexec", "discard", "data=ordered", "x-systemd.foo",
 	       "context=system_u:object_r:svirt_sandbox_file_t:s0" }) {
 		SCOPED_TRACE(good);
-		EXPECT_EQ(mountOptionProblem(good), "");
+		EXPECT_EQ(mountOptionProblem(good), std::nullopt);
 	}
 	for (const std::string_view bad :
 	     { "rw", "ro", "bind", "rbind", "remount", "move", "x-rbd-volume", "x-rbd-volume.owner",
 	       "a,b", "a b", "" }) {
 		SCOPED_TRACE(bad);
-		EXPECT_NE(mountOptionProblem(bad), "");
+		EXPECT_NE(mountOptionProblem(bad), std::nullopt);
 	}
 	EXPECT_EQ(mountOptionProblem("ro"), "'ro' is not allowed here: read-only has its own key");
 }

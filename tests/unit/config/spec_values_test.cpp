@@ -52,30 +52,30 @@ TEST(SpecValues, ParseSizeRefusesEverythingElse)
 
 TEST(SpecValues, SizeIsWholeSectors)
 {
-	EXPECT_EQ(sizeBytesProblem(512), "");
-	EXPECT_EQ(sizeBytesProblem(10ULL << 30U), "");
+	EXPECT_EQ(sizeBytesProblem(512), std::nullopt);
+	EXPECT_EQ(sizeBytesProblem(10ULL << 30U), std::nullopt);
 	EXPECT_EQ(sizeBytesProblem(0), "expected a size greater than 0, found 0");
 	EXPECT_EQ(sizeBytesProblem(1000), "expected a multiple of 512 bytes, found 1000 bytes");
 }
 
 TEST(SpecValues, RbdNames)
 {
-	EXPECT_EQ(rbdNameProblem("rbd"), "");
-	EXPECT_EQ(rbdNameProblem("vm-disk_1.img"), "");
-	EXPECT_EQ(rbdNameProblem(std::string(250, 'a')), "");
+	EXPECT_EQ(rbdNameProblem("rbd"), std::nullopt);
+	EXPECT_EQ(rbdNameProblem("vm-disk_1.img"), std::nullopt);
+	EXPECT_EQ(rbdNameProblem(std::string(250, 'a')), std::nullopt);
 	EXPECT_EQ(rbdNameProblem(std::string(251, 'a')),
 		  "expected at most 250 characters, found 251");
 	EXPECT_EQ(rbdNameProblem(""), "expected a non-empty name, found ''");
 	for (const std::string_view bad : { "a/b", "a@b", "a b", "a\tb", "a\nb", "\x7f" }) {
 		SCOPED_TRACE(bad);
-		EXPECT_NE(rbdNameProblem(bad), "");
+		EXPECT_NE(rbdNameProblem(bad), std::nullopt);
 	}
 }
 
 TEST(SpecValues, ClientIds)
 {
-	EXPECT_EQ(clientIdProblem("admin"), "");
-	EXPECT_EQ(clientIdProblem("rbd-volume.host_1"), "");
+	EXPECT_EQ(clientIdProblem("admin"), std::nullopt);
+	EXPECT_EQ(clientIdProblem("rbd-volume.host_1"), std::nullopt);
 	EXPECT_EQ(clientIdProblem("client.admin"),
 		  "expected the client id without the 'client.' prefix ('admin'), found "
 		  "'client.admin'");
@@ -91,7 +91,7 @@ TEST(SpecValues, GoodMonitors)
 	       "[2001:db8::1]:3300", "[::ffff:192.0.2.1]:6789", "v1:192.0.2.1:6789",
 	       "v2:[2001:db8::1]:3300", "v2:mon1", "mon:1", "mon:65535" }) {
 		SCOPED_TRACE(good);
-		EXPECT_EQ(monitorProblem(good), "");
+		EXPECT_EQ(monitorProblem(good), std::nullopt);
 	}
 }
 
@@ -102,16 +102,16 @@ TEST(SpecValues, BadMonitors)
 	       "2001:db8::1", "[2001:db8::1", "[]:1", "[2001:db8::1]x",
 	       "[2001:db8::1]:", "[192.0.2.1]", "v3:mon", "v2:", "mon/1", "mon:1:2", "v2:[x]" }) {
 		SCOPED_TRACE(bad);
-		EXPECT_NE(monitorProblem(bad), "");
+		EXPECT_NE(monitorProblem(bad), std::nullopt);
 	}
 }
 
 TEST(SpecValues, Paths)
 {
-	EXPECT_EQ(pathProblem("/etc/ceph/ceph.conf"), "");
-	EXPECT_EQ(pathProblem("/"), "");
+	EXPECT_EQ(pathProblem("/etc/ceph/ceph.conf"), std::nullopt);
+	EXPECT_EQ(pathProblem("/"), std::nullopt);
 	EXPECT_EQ(pathProblem("/", false), "expected a path below '/', found '/'");
-	EXPECT_EQ(pathProblem("/srv/with space"), "");
+	EXPECT_EQ(pathProblem("/srv/with space"), std::nullopt);
 	EXPECT_EQ(pathProblem(""), "expected an absolute path, found ''");
 	EXPECT_EQ(pathProblem("etc"), "expected an absolute path, found 'etc'");
 	EXPECT_EQ(pathProblem("/a\nb"),

@@ -29,11 +29,11 @@ TEST(VolumeNames, StableValidAndDistinct)
 
 TEST(VolumeNames, VolumeIdProblems)
 {
-	EXPECT_EQ(csi::volumeIdProblem("pvc-1"), "");
-	EXPECT_NE(csi::volumeIdProblem(""), "");
-	EXPECT_NE(csi::volumeIdProblem(std::string(129, 'a')), "");
-	EXPECT_EQ(csi::volumeIdProblem(std::string(128, 'a')), "");
-	EXPECT_NE(csi::volumeIdProblem("a\nb"), "");
+	EXPECT_EQ(csi::volumeIdProblem("pvc-1"), std::nullopt);
+	EXPECT_NE(csi::volumeIdProblem(""), std::nullopt);
+	EXPECT_NE(csi::volumeIdProblem(std::string(129, 'a')), std::nullopt);
+	EXPECT_EQ(csi::volumeIdProblem(std::string(128, 'a')), std::nullopt);
+	EXPECT_NE(csi::volumeIdProblem("a\nb"), std::nullopt);
 }
 
 TEST(VolumeNames, ACollidingIdIsRefusedNotMixed)

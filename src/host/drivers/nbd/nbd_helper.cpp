@@ -24,8 +24,8 @@ Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args)
 	}
 	if (parsed.volume.empty())
 		return fail(Errc::InvalidArgument, "usage: rbd-volume-nbd-helper [--wait] NAME");
-	if (!isValidVolumeName(parsed.volume))
-		return fail(Errc::InvalidArgument, volumeNameProblem(parsed.volume));
+	if (auto problem = volumeNameProblem(parsed.volume))
+		return fail(Errc::InvalidArgument, std::move(*problem));
 	return parsed;
 }
 

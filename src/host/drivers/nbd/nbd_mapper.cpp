@@ -69,8 +69,8 @@ Result<void> NbdMapper::unmapDevice(const std::string &device)
 /* rbd-nbd, like rbd, maps an image twice when asked: only a missing mapping is mapped. */
 Result<std::string> NbdMapper::map(const VolumeSpec &spec)
 {
-	if (!isValidVolumeName(spec.name))
-		return fail(Errc::InvalidArgument, volumeNameProblem(spec.name));
+	if (auto problem = volumeNameProblem(spec.name))
+		return fail(Errc::InvalidArgument, std::move(*problem));
 	if (const auto served = devicesServing(roots_, spec.image); !served.empty())
 		return served.front();
 	if (auto previous = servedBefore(spec); !previous)
@@ -214,8 +214,8 @@ Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &devic
 	const std::string name = nbdDeviceName(device);
 	if (name.empty())
 		return fail(Errc::InvalidArgument, "'" + device + "' is no nbd device");
-	if (!isValidVolumeName(spec.name))
-		return fail(Errc::InvalidArgument, volumeNameProblem(spec.name));
+	if (auto problem = volumeNameProblem(spec.name))
+		return fail(Errc::InvalidArgument, std::move(*problem));
 	const std::string cookie = nbdCookie(spec);
 	const std::optional<std::string> backend = nbdBackend(roots_, name);
 	const auto served = devicesServing(roots_, spec.image);
