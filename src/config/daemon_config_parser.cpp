@@ -12,13 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "config/daemon_config.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
-#include "config/toml_guard.hpp"
-#include "config/toml_nodes.hpp"
+#include "config/toml_reader.hpp"
 
 namespace rbdvolume {
 
@@ -124,151 +121,42 @@ struct Duration {
 	std::string text; /* "2min" */
 };
 
-/*
- * Reads the keys of one table of the file. Every key it reads is recorded in
- * the report at its value; a key of the wrong type is reported and read as
- * absent. Keys the table does not know are reported on construction.
- */
-class ConfigReader
+/* A duration string with a unit ("30s"); a bare integer is reported with an example. */
+std::optional<Duration> readDuration(TomlTable &reader, std::string_view key)
 {
-public:
-	ConfigReader(const toml::table &table, std::string_view prefix, SpecReport &report,
-		     std::span<const std::string_view> keys);
-
-	std::string field(std::string_view key) const;
-	/* Reports `problem` at the key's value, if there is one. */
-	void check(std::string_view key, const std::optional<std::string> &problem);
-
-	const toml::node *find(std::string_view key);
-	void wrongType(std::string_view key, const toml::node &node, std::string_view expected);
-
-	std::optional<std::string> readString(std::string_view key);
-	std::optional<int64_t> readInteger(std::string_view key);
-	std::optional<Duration> readDuration(std::string_view key);
-	const toml::table *readTable(std::string_view key);
-
-private:
-	void rejectUnknownKeys(std::span<const std::string_view> keys);
-
-	const toml::table &table_;
-	std::string prefix_; /* "daemon"; "" at the top level */
-	SpecReport &report_;
-};
-
-ConfigReader::ConfigReader(const toml::table &table, std::string_view prefix, SpecReport &report,
-			   std::span<const std::string_view> keys)
-	: table_(table), prefix_(prefix), report_(report)
-{
-	rejectUnknownKeys(keys);
-}
-
-std::string ConfigReader::field(std::string_view key) const
-{
-	if (prefix_.empty())
-		return std::string(key);
-	return prefix_ + '.' + std::string(key);
-}
-
-void ConfigReader::rejectUnknownKeys(std::span<const std::string_view> keys)
-{
-	for (const auto &[key, node] : table_) {
-		const std::string_view name = key.str();
-		if (contains(keys, name))
-			continue;
-		SourcePos pos = positionOf(key.source());
-		if (pos.line == 0)
-			pos = positionOf(node);
-		/* A quoted TOML key may hold anything; the field path is printed escaped. */
-		report_.error(field(escaped(name)), pos,
-			      unknownConfigKeyProblem(name, prefix_, keys));
-	}
-}
-
-void ConfigReader::check(std::string_view key, const std::optional<std::string> &problem)
-{
-	if (problem)
-		report_.error(field(key), *problem);
-}
-
-const toml::node *ConfigReader::find(std::string_view key)
-{
-	const toml::node *node = table_.get(key);
-	if (node != nullptr)
-		report_.record(field(key), positionOf(*node));
-	return node;
-}
-
-void ConfigReader::wrongType(std::string_view key, const toml::node &node,
-			     std::string_view expected)
-{
-	report_.error(field(key), positionOf(node),
-		      "expected " + std::string(expected) + ", found " + typeName(node));
-}
-
-std::optional<std::string> ConfigReader::readString(std::string_view key)
-{
-	const toml::node *node = find(key);
-	if (node == nullptr)
+	auto value = reader.readIntegerOrString(key, "a duration string such as '30s'");
+	if (!value)
 		return std::nullopt;
-	if (const auto *value = node->as_string())
-		return value->get();
-	wrongType(key, *node, "a string");
-	return std::nullopt;
-}
-
-std::optional<int64_t> ConfigReader::readInteger(std::string_view key)
-{
-	const toml::node *node = find(key);
-	if (node == nullptr)
-		return std::nullopt;
-	if (const auto *value = node->as_integer())
-		return value->get();
-	wrongType(key, *node, "an integer");
-	return std::nullopt;
-}
-
-std::optional<Duration> ConfigReader::readDuration(std::string_view key)
-{
-	const toml::node *node = find(key);
-	if (node == nullptr)
-		return std::nullopt;
-	if (const auto *integer = node->as_integer()) {
+	if (const auto *integer = std::get_if<int64_t>(&*value)) {
 		/* A bare number could mean seconds or milliseconds: make the unit explicit. */
-		const int64_t value = integer->get();
-		const std::string example = value > 0 ? std::to_string(value) + "s" : "30s";
-		check(key, "expected a duration string with a unit, such as '" + example +
-				   "', found the integer " + std::to_string(value));
+		const std::string example = *integer > 0 ? std::to_string(*integer) + "s" : "30s";
+		reader.check(key, "expected a duration string with a unit, such as '" + example +
+					  "', found the integer " + std::to_string(*integer));
 		return std::nullopt;
 	}
-	const auto *text = node->as_string();
-	if (text == nullptr) {
-		wrongType(key, *node, "a duration string such as '30s'");
+	std::string &text = std::get<std::string>(*value);
+	const Result<milliseconds> parsed = parseDuration(text);
+	if (!parsed) {
+		reader.check(key, parsed.error().message);
 		return std::nullopt;
 	}
-	const Result<milliseconds> value = parseDuration(text->get());
-	if (!value) {
-		check(key, value.error().message);
-		return std::nullopt;
-	}
-	return Duration{ *value, text->get() };
+	return Duration{ *parsed, std::move(text) };
 }
 
-const toml::table *ConfigReader::readTable(std::string_view key)
+/* A table of the file, whose unknown keys may be another table's. */
+TableShape section(std::string_view name, std::span<const std::string_view> keys)
 {
-	const toml::node *node = find(key);
-	if (node == nullptr)
-		return nullptr;
-	if (const toml::table *table = node->as_table())
-		return table;
-	wrongType(key, *node, "a table");
-	return nullptr;
+	return TableShape{ name.empty() ? "the file" : "[" + std::string(name) + "]", keys,
+			   [name](std::string_view key, std::span<const std::string_view> known) {
+				   return unknownConfigKeyProblem(key, name, known);
+			   } };
 }
 
 /* A duration from `min` to one day; out of range is reported and read as absent. */
-std::optional<Duration> readBoundedDuration(ConfigReader &reader, std::string_view key,
+std::optional<Duration> readBoundedDuration(TomlTable &reader, std::string_view key,
 					    milliseconds min)
 {
-	std::optional<Duration> duration = reader.readDuration(key);
+	std::optional<Duration> duration = readDuration(reader, key);
 	if (!duration)
 		return std::nullopt;
 	std::string problem;
@@ -287,7 +175,7 @@ std::optional<Duration> readBoundedDuration(ConfigReader &reader, std::string_vi
 }
 
 /* An integer from 1 to `max`; out of range is reported and read as absent. */
-std::optional<unsigned> readCount(ConfigReader &reader, std::string_view key, int64_t max)
+std::optional<unsigned> readCount(TomlTable &reader, std::string_view key, int64_t max)
 {
 	const std::optional<int64_t> value = reader.readInteger(key);
 	if (!value)
@@ -304,7 +192,7 @@ std::optional<unsigned> readCount(ConfigReader &reader, std::string_view key, in
  * backoff-max >= backoff-initial, unless one of them is already wrong. The
  * problem is the value the file sets: backoff-max, else backoff-initial.
  */
-void checkBackoff(ConfigReader &reader, const SpecReport &report,
+void checkBackoff(TomlTable &reader, const SpecReport &report,
 		  const std::optional<Duration> &initial, const std::optional<Duration> &max,
 		  const DaemonConfig &config)
 {
@@ -325,53 +213,31 @@ void checkBackoff(ConfigReader &reader, const SpecReport &report,
 							"), found " + quoted(initial->text));
 }
 
-void readMountRoots(ConfigReader &reader, SpecReport &report, std::vector<std::string> &out)
+void readMountRoots(TomlTable &reader, std::vector<std::string> &out)
 {
 	constexpr std::string_view Key = "allowed-mount-roots";
-	const toml::node *node = reader.find(Key);
-	if (node == nullptr)
+	const std::optional<std::vector<StringItem>> items = reader.readStrings(Key);
+	if (!items)
 		return;
-	const toml::array *array = node->as_array();
-	if (array == nullptr) {
-		reader.wrongType(Key, *node, "an array of strings");
-		return;
-	}
-	if (array->empty()) {
+	if (items->empty() && !reader.failed(Key)) {
 		reader.check(Key, "expected at least one path, found an empty array");
 		return;
 	}
 	std::vector<std::string> roots;
-	bool good = true;
-	for (size_t i = 0; i < array->size(); ++i) {
-		const toml::node &element = *array->get(i);
-		const std::string field = reader.field(Key) + '[' + std::to_string(i) + ']';
-		const SourcePos pos = positionOf(element);
-		report.record(field, pos);
-		const auto *value = element.as_string();
-		if (value == nullptr) {
-			report.error(field, pos,
-				     std::string("expected a string, found ") + typeName(element));
-			good = false;
-			continue;
-		}
-		const std::string &root = value->get();
-		std::optional<std::string> problem = pathProblem(root, false);
-		if (!problem && std::find(roots.begin(), roots.end(), root) != roots.end())
-			problem = "expected each path once, found " + quoted(root) + " again";
-		if (problem) {
-			report.error(field, pos, *problem);
-			good = false;
-			continue;
-		}
-		roots.push_back(root);
+	for (const StringItem &item : *items) {
+		std::optional<std::string> problem = pathProblem(item.value, false);
+		if (!problem && std::find(roots.begin(), roots.end(), item.value) != roots.end())
+			problem = "expected each path once, found " + quoted(item.value) + " again";
+		reader.check(item, problem);
+		if (!problem)
+			roots.push_back(item.value);
 	}
-	if (good)
+	if (!reader.failed(Key))
 		out = std::move(roots);
 }
 
-void readDaemon(const toml::table &table, SpecReport &report, DaemonConfig &config)
+void readDaemon(TomlTable reader, SpecReport &report, DaemonConfig &config)
 {
-	ConfigReader reader(table, "daemon", report, DaemonKeys);
 	if (const std::optional<unsigned> workers = readCount(reader, "workers", MaxWorkers))
 		config.workers = *workers;
 	if (const std::optional<Duration> interval =
@@ -389,12 +255,11 @@ void readDaemon(const toml::table &table, SpecReport &report, DaemonConfig &conf
 	if (const std::optional<unsigned> passes =
 		    readCount(reader, "passes-per-trigger", MaxPassesPerTrigger))
 		config.maxPassesPerTrigger = *passes;
-	readMountRoots(reader, report, config.allowedMountRoots);
+	readMountRoots(reader, config.allowedMountRoots);
 }
 
-void readTools(const toml::table &table, SpecReport &report, DaemonConfig &config)
+void readTools(TomlTable reader, DaemonConfig &config)
 {
-	ConfigReader reader(table, "tools", report, ToolNames);
 	for (const ToolKey &tool : ToolKeys) {
 		std::optional<std::string> path = reader.readString(tool.key);
 		if (!path)
@@ -407,9 +272,8 @@ void readTools(const toml::table &table, SpecReport &report, DaemonConfig &confi
 	}
 }
 
-void readTimeouts(const toml::table &table, SpecReport &report, DaemonConfig &config)
+void readTimeouts(TomlTable reader, DaemonConfig &config)
 {
-	ConfigReader reader(table, "timeouts", report, TimeoutNames);
 	for (const TimeoutKey &timeout : TimeoutKeys) {
 		const std::optional<Duration> duration =
 			readBoundedDuration(reader, timeout.key, OneMillisecond);
@@ -426,44 +290,23 @@ void readTimeouts(const toml::table &table, SpecReport &report, DaemonConfig &co
 	}
 }
 
-void readRoot(const toml::table &root, SpecReport &report, DaemonConfig &config)
+void readRoot(TomlTable reader, SpecReport &report, DaemonConfig &config)
 {
-	ConfigReader reader(root, "", report, RootKeys);
-	if (const toml::table *daemon = reader.readTable("daemon"))
-		readDaemon(*daemon, report, config);
-	if (const toml::table *tools = reader.readTable("tools"))
-		readTools(*tools, report, config);
-	if (const toml::table *timeouts = reader.readTable("timeouts"))
-		readTimeouts(*timeouts, report, config);
+	if (auto daemon = reader.readTable("daemon", section("daemon", DaemonKeys)))
+		readDaemon(std::move(*daemon), report, config);
+	if (auto tools = reader.readTable("tools", section("tools", ToolNames)))
+		readTools(std::move(*tools), config);
+	if (auto timeouts = reader.readTable("timeouts", section("timeouts", TimeoutNames)))
+		readTimeouts(std::move(*timeouts), config);
 }
 
 DaemonConfigOutcome parseChecked(std::string_view text, const std::string &path)
 {
 	SpecReport report(path);
 	DaemonConfigOutcome outcome;
-
-	std::optional<toml::table> root;
-	if (const std::optional<TomlGuardProblem> hazard = findTomlHazard(text)) {
-		report.error("", SourcePos{ hazard->line, hazard->column }, hazard->message);
-	} else {
-		try {
-			root = toml::parse(text, std::string_view(path));
-		} catch (const toml::parse_error &error) {
-			report.error("", positionOf(error.source()),
-				     "invalid TOML: " + std::string(error.description()));
-		}
-	}
-	if (root)
-		readRoot(*root, report, outcome.config);
+	if (const auto file = TomlFile::parse(text, path, report))
+		readRoot(file->root(section("", RootKeys), report), report, outcome.config);
 	outcome.diagnostics = report.take();
-	return outcome;
-}
-
-DaemonConfigOutcome internalFailure(const std::string &path, const char *what)
-{
-	DaemonConfigOutcome outcome;
-	outcome.diagnostics.push_back(
-		Diagnostic{ path, 0, 0, {}, std::string("internal error while reading: ") + what });
 	return outcome;
 }
 
@@ -471,14 +314,14 @@ DaemonConfigOutcome internalFailure(const std::string &path, const char *what)
 
 DaemonConfigOutcome parseDaemonConfig(std::string_view text, const std::string &path)
 {
-	/* Nothing may escape a module: toml++ and the standard library throw, we do not. */
-	try {
-		return parseChecked(text, path);
-	} catch (const std::exception &error) {
-		return internalFailure(path, error.what());
-	} catch (...) {
-		return internalFailure(path, "unknown exception");
+	DaemonConfigOutcome outcome;
+	const std::optional<std::string> failure =
+		readWithoutThrowing([&] { outcome = parseChecked(text, path); });
+	if (failure) {
+		outcome = DaemonConfigOutcome{};
+		outcome.diagnostics.push_back(Diagnostic{ path, 0, 0, {}, *failure });
 	}
+	return outcome;
 }
 
 } /* namespace rbdvolume */
