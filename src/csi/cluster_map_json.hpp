@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/cluster_map.hpp"
+#include "csi/cluster_map.hpp"
 
 namespace rbdvolume::csi {
 

@@ -26,8 +26,8 @@
 namespace {
 
 namespace shim = rbdvolume::csi;
-using rbdvolume::ClusterMapOutcome;
 using rbdvolume::Diagnostic;
+using rbdvolume::csi::ClusterMapOutcome;
 
 constexpr int ExitUsage = 2;
 /* sysexits' EX_CONFIG, as rbd-volumed: systemd does not restart on it in a loop. */

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "config/cluster_map.hpp"
 #include "config/volume_spec.hpp"
+#include "csi/cluster_map.hpp"
 
 namespace rbdvolume::csi {
 

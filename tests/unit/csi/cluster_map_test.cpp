@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cluster map of rbd-volume-csi: ceph-csi's config.json, and loading either form from a file. */
-#include "config/cluster_map.hpp"
+#include "csi/cluster_map.hpp"
 
 #include <filesystem>
 #include <ostream>

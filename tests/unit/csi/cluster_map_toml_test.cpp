@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parseClusterMapToml: valid maps, every refusal with its place and field, lookups. */
-#include <filesystem>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -8,10 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "config/cluster_map.hpp"
-#include "spec_test_support.hpp"
+#include "csi/cluster_map.hpp"
 
-namespace rbdvolume {
+namespace rbdvolume::csi {
 
 namespace {
 
@@ -96,11 +97,13 @@ TEST(ClusterMapToml, InlineTablesReadLikeHeaders)
 
 TEST(ClusterMapToml, ShippedExampleIsValid)
 {
-	const std::filesystem::path path = (std::filesystem::path(test::testDataDir()) / ".." /
-					    ".." / "conf" / "csi-clusters.toml")
-						   .lexically_normal();
-	ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path;
-	const ClusterMap map = parseValid(test::readFile(path.string()));
+	const char *path = std::getenv("RBDV_CLUSTER_MAP_EXAMPLE");
+	ASSERT_NE(path, nullptr)
+		<< "RBDV_CLUSTER_MAP_EXAMPLE (set by meson) names conf/csi-clusters.toml";
+	std::ifstream file(path);
+	ASSERT_TRUE(file) << path;
+	const ClusterMap map = parseValid(std::string(std::istreambuf_iterator<char>(file),
+						      std::istreambuf_iterator<char>()));
 	ASSERT_EQ(map.clusters.size(), 2U);
 	EXPECT_EQ(map.clusters[0].clusterId, "rook-ceph");
 	EXPECT_EQ(map.clusters[0].radosNamespace, "tenant_a");
@@ -335,4 +338,4 @@ INSTANTIATE_TEST_SUITE_P(
 			     { "4:19: cluster[0].rados-namespace: expected a name without '/', "
 			       "'@', whitespace or control characters, found 'a/b'" } }));
 
-} /* namespace rbdvolume */
+} /* namespace rbdvolume::csi */

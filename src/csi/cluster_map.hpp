@@ -2,8 +2,8 @@
 /*
  * The cluster map of rbd-volume-csi: a CSI clusterID to the monitors (and
  * the default RADOS namespace) of that Ceph cluster. Read from ceph-csi's
- * config.json (src/csi/cluster_map_json.cpp) or from our TOML equivalent
- * (parseClusterMapToml below).
+ * config.json (cluster_map_json.cpp) or from our TOML equivalent
+ * (cluster_map_toml.cpp).
  */
 #pragma once
 
@@ -15,7 +15,7 @@
 
 #include "config/spec_parser.hpp"
 
-namespace rbdvolume {
+namespace rbdvolume::csi {
 
 struct ClusterEntry {
 	std::string clusterId;
@@ -54,8 +54,8 @@ ClusterMapOutcome parseClusterMapToml(std::string_view text, const std::string &
 ClusterMapOutcome clusterMapFailure(const std::string &file, std::string message);
 
 /*
- * The checks both forms share. Each returns "" for a good value, else a
- * message "expected ..., found ..." (see spec/spec_values.hpp); monitor
+ * The checks both forms share. Each returns nothing for a good value, else
+ * a message "expected ..., found ..." (see config/spec_values.hpp); monitor
  * addresses are checked one by one with monitorProblem().
  */
 
@@ -71,4 +71,4 @@ std::optional<std::string> radosNamespaceProblem(std::string_view name);
 /* `id` given again; `first` is the field of its first use ("cluster[0].id"). */
 std::string duplicateClusterIdProblem(std::string_view id, std::string_view first);
 
-} /* namespace rbdvolume */
+} /* namespace rbdvolume::csi */
