@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/spec_parser.hpp"
+#include "config/tool_config.hpp"
 
 namespace rbdvolume {
 
@@ -30,25 +31,12 @@ struct DaemonConfig {
 		"/var/lib/kubelet",
 	};
 
-	/* [tools]: absolute paths of the programs the daemon runs */
-	std::string mkfsExt4 = "/usr/sbin/mkfs.ext4";	/* mkfs-ext4 */
-	std::string mkfsXfs = "/usr/sbin/mkfs.xfs";	/* mkfs-xfs */
-	std::string e2fsck = "/usr/sbin/e2fsck";	/* e2fsck */
-	std::string resize2fs = "/usr/sbin/resize2fs";	/* resize2fs */
-	std::string xfsGrowfs = "/usr/sbin/xfs_growfs"; /* xfs-growfs */
-	std::string rbd = "/usr/bin/rbd";		/* rbd */
-	std::string rbdNbd = "/usr/bin/rbd-nbd";	/* rbd-nbd */
-	std::string systemctl = "/usr/bin/systemctl";	/* systemctl */
+	/* [tools] (absolute paths) and their [timeouts], as the host takes them */
+	ToolConfig tools;
+	DriverTools driverTools;
 
-	/* [timeouts] */
-	std::chrono::milliseconds mkfsTimeout{ 600000 };  /* mkfs */
-	std::chrono::milliseconds fsckTimeout{ 600000 };  /* fsck */
-	std::chrono::milliseconds growTimeout{ 600000 };  /* grow */
-	std::chrono::milliseconds mapTimeout{ 120000 };	  /* map */
-	std::chrono::milliseconds unmapTimeout{ 90000 };  /* unmap */
+	/* the rest of [timeouts] */
 	std::chrono::milliseconds unitTimeout{ 90000 };	  /* unit: a systemd job */
-	std::chrono::milliseconds deviceTimeout{ 30000 }; /* device: a call through a mapped
-							     device (probe, mount, unmount) */
 	std::chrono::milliseconds cephConnect{ 10000 };	  /* ceph-connect: whole seconds */
 	std::chrono::milliseconds cephOperation{ 30000 }; /* ceph-operation: whole seconds */
 

@@ -38,36 +38,40 @@ constexpr std::array<std::string_view, 6> DaemonKeys = {
 
 struct ToolKey {
 	std::string_view key;
-	std::string DaemonConfig::*member;
+	std::string &(*member)(DaemonConfig &);
 };
 
 constexpr std::array<ToolKey, 8> ToolKeys = { {
-	{ "mkfs-ext4", &DaemonConfig::mkfsExt4 },
-	{ "mkfs-xfs", &DaemonConfig::mkfsXfs },
-	{ "e2fsck", &DaemonConfig::e2fsck },
-	{ "resize2fs", &DaemonConfig::resize2fs },
-	{ "xfs-growfs", &DaemonConfig::xfsGrowfs },
-	{ "rbd", &DaemonConfig::rbd },
-	{ "rbd-nbd", &DaemonConfig::rbdNbd },
-	{ "systemctl", &DaemonConfig::systemctl },
+	{ "mkfs-ext4", [](DaemonConfig &c) -> std::string & { return c.tools.mkfsExt4; } },
+	{ "mkfs-xfs", [](DaemonConfig &c) -> std::string & { return c.tools.mkfsXfs; } },
+	{ "e2fsck", [](DaemonConfig &c) -> std::string & { return c.tools.e2fsck; } },
+	{ "resize2fs", [](DaemonConfig &c) -> std::string & { return c.tools.resize2fs; } },
+	{ "xfs-growfs", [](DaemonConfig &c) -> std::string & { return c.tools.xfsGrowfs; } },
+	{ "rbd", [](DaemonConfig &c) -> std::string & { return c.driverTools.rbd; } },
+	{ "rbd-nbd", [](DaemonConfig &c) -> std::string & { return c.driverTools.rbdNbd; } },
+	{ "systemctl", [](DaemonConfig &c) -> std::string & { return c.driverTools.systemctl; } },
 } };
 
 struct TimeoutKey {
 	std::string_view key;
-	milliseconds DaemonConfig::*member;
+	milliseconds &(*member)(DaemonConfig &);
 	bool wholeSeconds; /* handed to librados, which takes seconds */
 };
 
 constexpr std::array<TimeoutKey, 9> TimeoutKeys = { {
-	{ "mkfs", &DaemonConfig::mkfsTimeout, false },
-	{ "fsck", &DaemonConfig::fsckTimeout, false },
-	{ "grow", &DaemonConfig::growTimeout, false },
-	{ "map", &DaemonConfig::mapTimeout, false },
-	{ "unmap", &DaemonConfig::unmapTimeout, false },
-	{ "unit", &DaemonConfig::unitTimeout, false },
-	{ "device", &DaemonConfig::deviceTimeout, false },
-	{ "ceph-connect", &DaemonConfig::cephConnect, true },
-	{ "ceph-operation", &DaemonConfig::cephOperation, true },
+	{ "mkfs", [](DaemonConfig &c) -> milliseconds & { return c.tools.mkfsTimeout; }, false },
+	{ "fsck", [](DaemonConfig &c) -> milliseconds & { return c.tools.fsckTimeout; }, false },
+	{ "grow", [](DaemonConfig &c) -> milliseconds & { return c.tools.growTimeout; }, false },
+	{ "map", [](DaemonConfig &c) -> milliseconds & { return c.driverTools.mapTimeout; },
+	  false },
+	{ "unmap", [](DaemonConfig &c) -> milliseconds & { return c.driverTools.unmapTimeout; },
+	  false },
+	{ "unit", [](DaemonConfig &c) -> milliseconds & { return c.unitTimeout; }, false },
+	{ "device", [](DaemonConfig &c) -> milliseconds & { return c.tools.deviceTimeout; },
+	  false },
+	{ "ceph-connect", [](DaemonConfig &c) -> milliseconds & { return c.cephConnect; }, true },
+	{ "ceph-operation", [](DaemonConfig &c) -> milliseconds & { return c.cephOperation; },
+	  true },
 } };
 
 template<typename Key, size_t N>
@@ -268,7 +272,7 @@ void readTools(TomlTable reader, DaemonConfig &config)
 			reader.check(tool.key, problem);
 			continue;
 		}
-		config.*tool.member = std::move(*path);
+		tool.member(config) = std::move(*path);
 	}
 }
 
@@ -286,7 +290,7 @@ void readTimeouts(TomlTable reader, DaemonConfig &config)
 					     quoted(duration->text));
 			continue;
 		}
-		config.*timeout.member = duration->value;
+		timeout.member(config) = duration->value;
 	}
 }
 

@@ -2,9 +2,9 @@
 /* The Formatter port over mkfs, fsck and the grow tools, run through a CommandRunner. */
 #pragma once
 
+#include "config/tool_config.hpp"
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
-#include "host/tool_config.hpp"
 
 namespace rbdvolume {
 

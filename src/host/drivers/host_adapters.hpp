@@ -15,18 +15,13 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 #include "host/drivers/mapper_set.hpp"
 #include "host/drivers/nbd/nbd_mapper.hpp"
-#include "host/drivers/tools/driver_tools.hpp"
 #include "host/fs_tools.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
-#include "host/tool_config.hpp"
 #include "host/unit_control.hpp"
 
 namespace rbdvolume {
-
-DriverTools driverToolsOf(const DaemonConfig &config);
-ToolConfig toolConfigOf(const DaemonConfig &config);
 
 class HostAdapters
 {

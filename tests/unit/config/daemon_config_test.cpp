@@ -124,19 +124,19 @@ TEST(DaemonConfig, DefaultsAreTheDocumentedOnes)
 	EXPECT_EQ(config.allowedMountRoots,
 		  (std::vector<std::string>{ "/run/rbd-volume", "/mnt", "/media", "/srv",
 					     "/var/lib/rbd-volume", "/var/lib/kubelet" }));
-	EXPECT_EQ(config.mkfsExt4, "/usr/sbin/mkfs.ext4");
-	EXPECT_EQ(config.mkfsXfs, "/usr/sbin/mkfs.xfs");
-	EXPECT_EQ(config.e2fsck, "/usr/sbin/e2fsck");
-	EXPECT_EQ(config.resize2fs, "/usr/sbin/resize2fs");
-	EXPECT_EQ(config.xfsGrowfs, "/usr/sbin/xfs_growfs");
-	EXPECT_EQ(config.rbd, "/usr/bin/rbd");
-	EXPECT_EQ(config.rbdNbd, "/usr/bin/rbd-nbd");
-	EXPECT_EQ(config.systemctl, "/usr/bin/systemctl");
-	EXPECT_EQ(config.mkfsTimeout, milliseconds(600000));
-	EXPECT_EQ(config.fsckTimeout, milliseconds(600000));
-	EXPECT_EQ(config.growTimeout, milliseconds(600000));
-	EXPECT_EQ(config.mapTimeout, milliseconds(120000));
-	EXPECT_EQ(config.unmapTimeout, milliseconds(90000));
+	EXPECT_EQ(config.tools.mkfsExt4, "/usr/sbin/mkfs.ext4");
+	EXPECT_EQ(config.tools.mkfsXfs, "/usr/sbin/mkfs.xfs");
+	EXPECT_EQ(config.tools.e2fsck, "/usr/sbin/e2fsck");
+	EXPECT_EQ(config.tools.resize2fs, "/usr/sbin/resize2fs");
+	EXPECT_EQ(config.tools.xfsGrowfs, "/usr/sbin/xfs_growfs");
+	EXPECT_EQ(config.driverTools.rbd, "/usr/bin/rbd");
+	EXPECT_EQ(config.driverTools.rbdNbd, "/usr/bin/rbd-nbd");
+	EXPECT_EQ(config.driverTools.systemctl, "/usr/bin/systemctl");
+	EXPECT_EQ(config.tools.mkfsTimeout, milliseconds(600000));
+	EXPECT_EQ(config.tools.fsckTimeout, milliseconds(600000));
+	EXPECT_EQ(config.tools.growTimeout, milliseconds(600000));
+	EXPECT_EQ(config.driverTools.mapTimeout, milliseconds(120000));
+	EXPECT_EQ(config.driverTools.unmapTimeout, milliseconds(90000));
 	EXPECT_EQ(config.unitTimeout, milliseconds(90000));
 	EXPECT_EQ(config.cephConnect, milliseconds(10000));
 	EXPECT_EQ(config.cephOperation, milliseconds(30000));
@@ -193,20 +193,20 @@ ceph-operation = "1min"
 	EXPECT_EQ(config.maxPassesPerTrigger, 5U);
 	EXPECT_EQ(config.allowedMountRoots,
 		  (std::vector<std::string>{ "/data", "/run/rbd-volume" }));
-	EXPECT_EQ(config.mkfsExt4, "/opt/e2fs/sbin/mkfs.ext4");
-	EXPECT_EQ(config.mkfsXfs, "/opt/xfs/sbin/mkfs.xfs");
-	EXPECT_EQ(config.e2fsck, "/opt/e2fs/sbin/e2fsck");
-	EXPECT_EQ(config.resize2fs, "/opt/e2fs/sbin/resize2fs");
-	EXPECT_EQ(config.xfsGrowfs, "/opt/xfs/sbin/xfs_growfs");
-	EXPECT_EQ(config.deviceTimeout, std::chrono::seconds(45));
-	EXPECT_EQ(config.rbd, "/opt/ceph/bin/rbd");
-	EXPECT_EQ(config.rbdNbd, "/opt/ceph/bin/rbd-nbd");
-	EXPECT_EQ(config.systemctl, "/bin/systemctl");
-	EXPECT_EQ(config.mkfsTimeout, std::chrono::minutes(20));
-	EXPECT_EQ(config.fsckTimeout, std::chrono::hours(1));
-	EXPECT_EQ(config.growTimeout, std::chrono::seconds(90));
-	EXPECT_EQ(config.mapTimeout, std::chrono::seconds(45));
-	EXPECT_EQ(config.unmapTimeout, milliseconds(1500));
+	EXPECT_EQ(config.tools.mkfsExt4, "/opt/e2fs/sbin/mkfs.ext4");
+	EXPECT_EQ(config.tools.mkfsXfs, "/opt/xfs/sbin/mkfs.xfs");
+	EXPECT_EQ(config.tools.e2fsck, "/opt/e2fs/sbin/e2fsck");
+	EXPECT_EQ(config.tools.resize2fs, "/opt/e2fs/sbin/resize2fs");
+	EXPECT_EQ(config.tools.xfsGrowfs, "/opt/xfs/sbin/xfs_growfs");
+	EXPECT_EQ(config.tools.deviceTimeout, std::chrono::seconds(45));
+	EXPECT_EQ(config.driverTools.rbd, "/opt/ceph/bin/rbd");
+	EXPECT_EQ(config.driverTools.rbdNbd, "/opt/ceph/bin/rbd-nbd");
+	EXPECT_EQ(config.driverTools.systemctl, "/bin/systemctl");
+	EXPECT_EQ(config.tools.mkfsTimeout, std::chrono::minutes(20));
+	EXPECT_EQ(config.tools.fsckTimeout, std::chrono::hours(1));
+	EXPECT_EQ(config.tools.growTimeout, std::chrono::seconds(90));
+	EXPECT_EQ(config.driverTools.mapTimeout, std::chrono::seconds(45));
+	EXPECT_EQ(config.driverTools.unmapTimeout, milliseconds(1500));
 	EXPECT_EQ(config.unitTimeout, std::chrono::minutes(2));
 	EXPECT_EQ(config.cephConnect, std::chrono::seconds(5));
 	EXPECT_EQ(config.cephOperation, std::chrono::minutes(1));
@@ -216,7 +216,7 @@ TEST(DaemonConfig, KeysLeftOutKeepTheirDefaults)
 {
 	DaemonConfig expected;
 	expected.workers = 2;
-	expected.mapTimeout = std::chrono::seconds(10);
+	expected.driverTools.mapTimeout = std::chrono::seconds(10);
 	EXPECT_EQ(parseValid("[daemon]\nworkers = 2\n[timeouts]\nmap = \"10s\"\n"), expected);
 }
 
@@ -224,8 +224,8 @@ TEST(DaemonConfig, InlineTablesAndDottedKeysReadLikeHeaders)
 {
 	DaemonConfig expected;
 	expected.workers = 2;
-	expected.rbd = "/opt/rbd";
-	expected.mapTimeout = std::chrono::seconds(10);
+	expected.driverTools.rbd = "/opt/rbd";
+	expected.driverTools.mapTimeout = std::chrono::seconds(10);
 	EXPECT_EQ(parseValid("daemon = { workers = 2 }\ntools.rbd = \"/opt/rbd\"\n"
 			     "timeouts.map = \"10s\"\n"),
 		  expected);
@@ -242,7 +242,7 @@ TEST(DaemonConfig, BoundsAreInclusive)
 	EXPECT_EQ(low.resyncInterval, std::chrono::seconds(1));
 	EXPECT_EQ(low.backoffInitial, milliseconds(1));
 	EXPECT_EQ(low.backoffMax, milliseconds(1));
-	EXPECT_EQ(low.mapTimeout, milliseconds(1));
+	EXPECT_EQ(low.driverTools.mapTimeout, milliseconds(1));
 	EXPECT_EQ(low.cephConnect, std::chrono::seconds(1));
 
 	DaemonConfig high = parseValid("[daemon]\nworkers = 64\npasses-per-trigger = 10\n"
@@ -253,7 +253,7 @@ TEST(DaemonConfig, BoundsAreInclusive)
 	EXPECT_EQ(high.maxPassesPerTrigger, 10U);
 	EXPECT_EQ(high.resyncInterval, std::chrono::hours(24));
 	EXPECT_EQ(high.backoffMax, std::chrono::hours(24));
-	EXPECT_EQ(high.mkfsTimeout, std::chrono::hours(24));
+	EXPECT_EQ(high.tools.mkfsTimeout, std::chrono::hours(24));
 	EXPECT_EQ(high.cephOperation, std::chrono::hours(24));
 }
 

@@ -2,9 +2,9 @@
 /* The Mapper port for the kernel rbd driver: `rbd device map/unmap`, found again in sysfs. */
 #pragma once
 
+#include "config/tool_config.hpp"
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
-#include "host/drivers/tools/driver_tools.hpp"
 #include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "config/tool_config.hpp"
 #include "config/volume_spec.hpp"
-#include "host/drivers/tools/driver_tools.hpp"
 
 namespace rbdvolume {
 

@@ -5,10 +5,10 @@
  */
 #pragma once
 
+#include "config/tool_config.hpp"
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
-#include "host/drivers/tools/driver_tools.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/unit_control.hpp"
 
