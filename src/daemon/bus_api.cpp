@@ -2,6 +2,7 @@
 #include "daemon/bus_api.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -351,17 +352,8 @@ void BusApi::statusChanged(const std::string &name)
 
 void BusApi::scheduleEmit()
 {
-	if (!emitSource_) {
-		sd_event_source *source = nullptr;
-		const auto onDefer = [](sd_event_source * /*unused*/, void *self) {
-			static_cast<BusApi *>(self)->emitChanges();
-			return 0;
-		};
-		if (sd_event_add_defer(event_, &source, onDefer, this) < 0)
-			return;
-		emitSource_.reset(source);
-	}
-	(void)sd_event_source_set_enabled(emitSource_.get(), SD_EVENT_ONESHOT);
+	if (auto scheduled = emit_.schedule(); !scheduled)
+		std::fprintf(stderr, "<3>%s\n", scheduled.error().message.c_str());
 }
 
 void BusApi::emitChanges()

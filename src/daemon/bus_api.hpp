@@ -14,6 +14,7 @@
 
 #include "bus/names.hpp"
 #include "common/sd_ptr.hpp"
+#include "daemon/event_sources.hpp"
 #include "daemon/reconciler.hpp"
 
 namespace rbdvolume::daemon {
@@ -22,7 +23,7 @@ class BusApi : public ReconcilerListener
 {
 public:
 	BusApi(sd_bus *bus, sd_event *event, Reconciler &reconciler)
-		: bus_(bus), event_(event), reconciler_(reconciler)
+		: bus_(bus), reconciler_(reconciler), emit_(event, [this] { emitChanges(); })
 	{
 	}
 
@@ -41,10 +42,9 @@ private:
 	void emitChanges();
 
 	sd_bus *bus_;
-	sd_event *event_;
 	Reconciler &reconciler_;
 	std::vector<SlotPtr> slots_;
-	SourcePtr emitSource_;
+	DeferredCall emit_; /* the changes of one loop iteration go out together */
 	std::set<std::string> changed_;
 	std::map<std::string, VolumeStatus> emitted_;
 	std::string emittedSummary_;

@@ -13,13 +13,6 @@ namespace rbdvolume::daemon {
 
 namespace {
 
-uint64_t monotonicUsec(sd_event *event)
-{
-	uint64_t now = 0;
-	(void)sd_event_now(event, CLOCK_MONOTONIC, &now);
-	return now;
-}
-
 std::string specProblemText(const std::string &name, const std::vector<Diagnostic> &problems)
 {
 	std::string text = "the spec of '" + name + "' is invalid";
@@ -41,7 +34,7 @@ Error conflictsError(const std::vector<Conflict> &conflicts)
 Reconciler::Reconciler(sd_event *event, Host &host, WorkerPool &pool, SpecStore &specs,
 		       IntentFiles &intents, ReconcilerSettings settings)
 	: event_(event), host_(host), pool_(pool), specs_(specs), intents_(intents),
-	  settings_(settings)
+	  settings_(settings), drain_(event, [this] { drain(); })
 {
 }
 
@@ -108,7 +101,7 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 		if (entry->spec != volume.spec) {
 			volume.spec = entry->spec;
 			volume.failures = 0;
-			volume.retry.reset();
+			volume.retry.cancel();
 			/* Until the first survey the host is only observed, never changed. */
 			if (facts.intent && started_)
 				markDirty(volume, false);
@@ -143,7 +136,7 @@ Result<void> Reconciler::setIntent(const std::string &name, Intent intent, Reply
 		volume->facts.intent = intent;
 		volume->facts.generation++;
 		volume->failures = 0;
-		volume->retry.reset();
+		volume->retry.cancel();
 	}
 	volume->facts.lastError.reset();
 	if (done)
@@ -238,19 +231,8 @@ void Reconciler::markDirty(Volume &volume, bool forced)
 
 void Reconciler::scheduleDrain()
 {
-	if (!drainSource_) {
-		sd_event_source *source = nullptr;
-		const auto onDefer = [](sd_event_source * /*unused*/, void *self) {
-			static_cast<Reconciler *>(self)->drain();
-			return 0;
-		};
-		if (sd_event_add_defer(event_, &source, onDefer, this) < 0)
-			return;
-		drainSource_.reset(source);
-		(void)sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
-		return;
-	}
-	(void)sd_event_source_set_enabled(drainSource_.get(), SD_EVENT_ONESHOT);
+	if (auto scheduled = drain_.schedule(); !scheduled)
+		std::fprintf(stderr, "<3>%s\n", scheduled.error().message.c_str());
 }
 
 void Reconciler::drain()
@@ -278,14 +260,14 @@ bool Reconciler::canStart(const std::string &name, Volume &volume)
 		answer(volume, UINT64_MAX, &invalid);
 		return false;
 	}
-	return volume.forced || !volume.retry;
+	return volume.forced || !volume.retry.armed();
 }
 
 void Reconciler::startEpisode(const std::string &name, Volume &volume)
 {
 	volume.dirty = false;
 	volume.forced = false;
-	volume.retry.reset();
+	volume.retry.cancel();
 	volume.facts.busy = true;
 	volume.episodesStarted++;
 	volume.generationRunning = volume.facts.generation;
@@ -349,29 +331,12 @@ void Reconciler::scheduleRetry(const std::string &name, Volume &volume)
 	const unsigned doublings = std::min(volume.failures - 1, 16U);
 	const auto delay =
 		std::min(settings_.backoffInitial * (1U << doublings), settings_.backoffMax);
-	sd_event_source *source = nullptr;
-	const auto onRetry = [](sd_event_source * /*unused*/, uint64_t /*usec*/, void *data) {
-		const auto *self = static_cast<std::pair<Reconciler *, std::string> *>(data);
-		Reconciler *reconciler = self->first;
-		if (Volume *retried = reconciler->find(self->second)) {
-			retried->retry.reset(); /* frees `self`: it is not used after this */
-			reconciler->markDirty(*retried, true);
-		}
-		return 0;
-	};
-	auto *context = new std::pair<Reconciler *, std::string>(this, name);
-	const uint64_t at =
-		monotonicUsec(event_) +
-		static_cast<uint64_t>(
-			std::chrono::duration_cast<std::chrono::microseconds>(delay).count());
-	if (sd_event_add_time(event_, &source, CLOCK_MONOTONIC, at, 10000, onRetry, context) < 0) {
-		delete context;
-		return;
-	}
-	(void)sd_event_source_set_destroy_callback(source, [](void *data) {
-		delete static_cast<std::pair<Reconciler *, std::string> *>(data);
+	auto armed = volume.retry.arm(event_, delay, std::chrono::milliseconds(10), [this, name] {
+		if (Volume *retried = find(name))
+			markDirty(*retried, true);
 	});
-	volume.retry.reset(source);
+	if (!armed)
+		std::fprintf(stderr, "<3>%s: %s\n", name.c_str(), armed.error().message.c_str());
 }
 
 void Reconciler::startSurvey()
@@ -421,7 +386,7 @@ void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,
 			volume->facts.observedGeneration = volume->facts.generation;
 		const Sighting &seen = *volume->facts.sighting;
 		if (volume->facts.intent && seen.planned && seen.conflicts.empty() &&
-		    !volume->retry)
+		    !volume->retry.armed())
 			markDirty(*volume, false);
 		refresh(entry.name, *volume);
 		forgetIfGone(entry.name);
@@ -489,7 +454,7 @@ void Reconciler::shutdown(std::function<void()> done)
 	stopped_ = std::move(done);
 	surveyAgain_ = false;
 	for (auto &[name, volume] : volumes_)
-		volume.retry.reset();
+		volume.retry.cancel();
 	checkShutdown();
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/sd_ptr.hpp"
+#include "daemon/event_sources.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/volume_work.hpp"
 #include "daemon/worker_pool.hpp"
@@ -96,7 +97,7 @@ private:
 		uint64_t episodesFinished = 0;
 		uint64_t generationRunning = 0;
 		unsigned failures = 0;
-		SourcePtr retry;
+		OneShotTimer retry; /* armed while backing off after a failure */
 		std::vector<Waiter> waiters;
 	};
 
@@ -124,7 +125,7 @@ private:
 	ReconcilerSettings settings_;
 	ReconcilerListener *listener_ = nullptr;
 	std::map<std::string, Volume> volumes_;
-	SourcePtr drainSource_;
+	DeferredCall drain_;
 	bool surveying_ = false;
 	bool surveyAgain_ = false;
 	std::vector<Reply> surveyWaiters_;     /* answered when the running survey ends */
