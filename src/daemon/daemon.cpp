@@ -17,6 +17,7 @@
 #include "common/unique_fd.hpp"
 #include "config/spec_locate.hpp"
 #include "daemon/bus_api.hpp"
+#include "daemon/event_sources.hpp"
 #include "daemon/real_host.hpp"
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"
@@ -30,98 +31,11 @@ namespace rbdvolume::daemon {
 namespace {
 
 /* Editors write a spec in several steps: wait this long after the last event. */
-constexpr uint64_t SpecSettleUsec = uint64_t{ 100 } * 1000;
+constexpr std::chrono::milliseconds SpecSettle{ 100 };
 
 uint64_t usecOf(std::chrono::milliseconds duration)
 {
 	return static_cast<uint64_t>(duration.count()) * 1000;
-}
-
-/* Everything the loop's callbacks reach, alive as long as the loop runs. */
-struct Loop {
-	sd_event *event = nullptr;
-	Reconciler *reconciler = nullptr;
-	MountMonitor *monitor = nullptr;
-	WorkerPool *pool = nullptr;
-	bool ready = false;
-	SourcePtr specSettle;
-	SourcePtr resync;
-	uint64_t resyncUsec = 0;
-	bool watchdog = false;
-	bool stopping = false;
-	std::string status;
-
-	/* systemctl status shows the summary; sent only when it changed. */
-	void notifyStatus()
-	{
-		std::string now = "STATUS=" + reconciler->summary();
-		if (now == status)
-			return;
-		status = std::move(now);
-		(void)sd_notify(0, status.c_str());
-	}
-};
-
-int onSignal(sd_event_source * /*source*/, const signalfd_siginfo *info, void *data)
-{
-	auto &loop = *static_cast<Loop *>(data);
-	if (info->ssi_signo == SIGHUP) {
-		(void)sd_notify(0, "RELOADING=1");
-		loop.reconciler->reload(
-			[](const Error * /*unused*/) { (void)sd_notify(0, "READY=1"); });
-		return 0;
-	}
-	if (loop.stopping)
-		return 0;
-	loop.stopping = true;
-	(void)sd_notify(0, "STOPPING=1\nSTATUS=Waiting for running volume operations to end");
-	loop.reconciler->shutdown([&loop] { (void)sd_event_exit(loop.event, 0); });
-	return 0;
-}
-
-int onSpecSettled(sd_event_source * /*source*/, uint64_t /*usec*/, void *data)
-{
-	static_cast<Loop *>(data)->reconciler->reload(nullptr);
-	return 0;
-}
-
-int onSpecDirectory(sd_event_source * /*source*/, const inotify_event * /*event*/, void *data)
-{
-	auto &loop = *static_cast<Loop *>(data);
-	uint64_t now = 0;
-	(void)sd_event_now(loop.event, CLOCK_MONOTONIC, &now);
-	(void)sd_event_source_set_time(loop.specSettle.get(), now + SpecSettleUsec);
-	(void)sd_event_source_set_enabled(loop.specSettle.get(), SD_EVENT_ONESHOT);
-	return 0;
-}
-
-int onMountTable(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/, void *data)
-{
-	auto &loop = *static_cast<Loop *>(data);
-	if (loop.monitor->drain())
-		loop.reconciler->requestSurvey();
-	return 0;
-}
-
-/* The one periodic wakeup: resync, and tell the watchdog the loop is alive. */
-int onResync(sd_event_source *source, uint64_t usec, void *data)
-{
-	auto &loop = *static_cast<Loop *>(data);
-	if (loop.watchdog)
-		(void)sd_notify(0, "WATCHDOG=1");
-	loop.notifyStatus();
-	loop.reconciler->requestSurvey();
-	(void)sd_event_source_set_time(source, usec + loop.resyncUsec);
-	return 0;
-}
-
-int onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/, void *data)
-{
-	auto &loop = *static_cast<Loop *>(data);
-	loop.pool->runCompletions();
-	if (!loop.stopping && loop.ready)
-		loop.notifyStatus();
-	return 0;
 }
 
 Result<void> check(int r, const std::string &what)
@@ -182,6 +96,15 @@ public:
 private:
 	Result<void> setUpEvents();
 	Result<void> setUpBus();
+	/* systemctl status shows the summary; sent only when it changed. */
+	void notifyStatus();
+
+	/* The loop's callbacks; each source's userdata is the Daemon. */
+	static int onSignal(sd_event_source *source, const signalfd_siginfo *info, void *self);
+	static int onSpecDirectory(sd_event_source *source, const inotify_event *event, void *self);
+	static int onMountTable(sd_event_source *source, int fd, uint32_t revents, void *self);
+	static int onResync(sd_event_source *source, uint64_t usec, void *self);
+	static int onCompletions(sd_event_source *source, int fd, uint32_t revents, void *self);
 
 	const DaemonConfig &config_;
 	RealHost host_;
@@ -194,9 +117,85 @@ private:
 	std::unique_ptr<BusApi> api_;
 	std::unique_ptr<MountMonitor> monitor_;
 	std::vector<SourcePtr> sources_;
-	Loop loop_;
+	OneShotTimer specSettle_; /* a reload, once a spec directory has been quiet */
+	SourcePtr resync_;
+	uint64_t resyncUsec_ = 0;
+	bool watchdog_ = false;
+	bool ready_ = false;
+	bool stopping_ = false;
+	std::string status_;
 	UniqueFd lock_;
 };
+
+void Daemon::notifyStatus()
+{
+	std::string now = "STATUS=" + reconciler_->summary();
+	if (now == status_)
+		return;
+	status_ = std::move(now);
+	(void)sd_notify(0, status_.c_str());
+}
+
+int Daemon::onSignal(sd_event_source * /*source*/, const signalfd_siginfo *info, void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	if (info->ssi_signo == SIGHUP) {
+		(void)sd_notify(0, "RELOADING=1");
+		daemon.reconciler_->reload(
+			[](const Error * /*unused*/) { (void)sd_notify(0, "READY=1"); });
+		return 0;
+	}
+	if (daemon.stopping_)
+		return 0;
+	daemon.stopping_ = true;
+	(void)sd_notify(0, "STOPPING=1\nSTATUS=Waiting for running volume operations to end");
+	sd_event *event = daemon.event_.get();
+	daemon.reconciler_->shutdown([event] { (void)sd_event_exit(event, 0); });
+	return 0;
+}
+
+int Daemon::onSpecDirectory(sd_event_source * /*source*/, const inotify_event * /*event*/,
+			    void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	Reconciler &reconciler = *daemon.reconciler_;
+	auto armed = daemon.specSettle_.arm(daemon.event_.get(), SpecSettle,
+					    std::chrono::microseconds(0),
+					    [&reconciler] { reconciler.reload(nullptr); });
+	if (!armed)
+		std::fprintf(stderr, "<3>%s\n", armed.error().message.c_str());
+	return 0;
+}
+
+int Daemon::onMountTable(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/, void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	if (daemon.monitor_->drain())
+		daemon.reconciler_->requestSurvey();
+	return 0;
+}
+
+/* The one periodic wakeup: resync, and tell the watchdog the loop is alive. */
+int Daemon::onResync(sd_event_source *source, uint64_t usec, void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	if (daemon.watchdog_)
+		(void)sd_notify(0, "WATCHDOG=1");
+	daemon.notifyStatus();
+	daemon.reconciler_->requestSurvey();
+	(void)sd_event_source_set_time(source, usec + daemon.resyncUsec_);
+	return 0;
+}
+
+int Daemon::onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/,
+			  void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	daemon.pool_->runCompletions();
+	if (!daemon.stopping_ && daemon.ready_)
+		daemon.notifyStatus();
+	return 0;
+}
 
 Result<void> Daemon::setUpEvents()
 {
@@ -204,7 +203,6 @@ Result<void> Daemon::setUpEvents()
 	if (auto r = check(sd_event_default(&event), "cannot create the event loop"); !r)
 		return r;
 	event_.reset(event);
-	loop_.event = event;
 
 	sigset_t signals;
 	sigemptyset(&signals);
@@ -214,7 +212,7 @@ Result<void> Daemon::setUpEvents()
 	(void)pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 	for (const int signal : { SIGTERM, SIGINT, SIGHUP }) {
 		sd_event_source *source = nullptr;
-		if (auto r = check(sd_event_add_signal(event, &source, signal, onSignal, &loop_),
+		if (auto r = check(sd_event_add_signal(event, &source, signal, onSignal, this),
 				   "cannot watch signals");
 		    !r)
 			return r;
@@ -225,10 +223,9 @@ Result<void> Daemon::setUpEvents()
 	if (!pool)
 		return tl::make_unexpected(pool.error());
 	pool_ = std::move(*pool);
-	loop_.pool = pool_.get();
 	sd_event_source *source = nullptr;
 	if (auto r = check(
-		    sd_event_add_io(event, &source, pool_->fd(), EPOLLIN, onCompletions, &loop_),
+		    sd_event_add_io(event, &source, pool_->fd(), EPOLLIN, onCompletions, this),
 		    "cannot watch the workers");
 	    !r)
 		return r;
@@ -238,9 +235,8 @@ Result<void> Daemon::setUpEvents()
 	if (!monitor)
 		return tl::make_unexpected(monitor.error());
 	monitor_ = std::move(*monitor);
-	loop_.monitor = monitor_.get();
 	if (auto r = check(
-		    sd_event_add_io(event, &source, monitor_->fd(), EPOLLIN, onMountTable, &loop_),
+		    sd_event_add_io(event, &source, monitor_->fd(), EPOLLIN, onMountTable, this),
 		    "cannot watch the mount table");
 	    !r)
 		return r;
@@ -250,35 +246,27 @@ Result<void> Daemon::setUpEvents()
 		const uint32_t mask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MOVED_FROM |
 				      IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR;
 		if (auto r = check(sd_event_add_inotify(event, &source, dir.c_str(), mask,
-							onSpecDirectory, &loop_),
+							onSpecDirectory, this),
 				   "cannot watch " + dir);
 		    !r)
 			return r;
 		sources_.emplace_back(source);
 	}
-	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, UINT64_MAX, 0,
-					     onSpecSettled, &loop_),
-			   "cannot create a timer");
-	    !r)
-		return r;
-	loop_.specSettle.reset(source);
-	(void)sd_event_source_set_enabled(source, SD_EVENT_OFF);
 
 	/* The resync tick doubles as the watchdog ping: idle, it is the only wakeup. */
 	uint64_t watchdogUsec = 0;
-	loop_.watchdog = sd_watchdog_enabled(0, &watchdogUsec) > 0;
-	loop_.resyncUsec = usecOf(config_.resyncInterval);
-	if (loop_.watchdog)
-		loop_.resyncUsec = std::min(loop_.resyncUsec, watchdogUsec / 2);
+	watchdog_ = sd_watchdog_enabled(0, &watchdogUsec) > 0;
+	resyncUsec_ = usecOf(config_.resyncInterval);
+	if (watchdog_)
+		resyncUsec_ = std::min(resyncUsec_, watchdogUsec / 2);
 	uint64_t now = 0;
 	(void)sd_event_now(event, CLOCK_MONOTONIC, &now);
-	if (auto r =
-		    check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + loop_.resyncUsec,
-					    loop_.resyncUsec / 10, onResync, &loop_),
-			  "cannot create the resync timer");
+	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + resyncUsec_,
+					     resyncUsec_ / 10, onResync, this),
+			   "cannot create the resync timer");
 	    !r)
 		return r;
-	loop_.resync.reset(source);
+	resync_.reset(source);
 	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
 	return {};
 }
@@ -318,15 +306,13 @@ Result<void> Daemon::run()
 		event_.get(), host_.host(), *pool_, specs_, intents_,
 		ReconcilerSettings{ config_.maxPassesPerTrigger, config_.backoffInitial,
 				    config_.backoffMax });
-	loop_.reconciler = reconciler_.get();
 	if (auto bus = setUpBus(); !bus)
 		return bus;
-	Loop &loop = loop_;
-	auto started = reconciler_->start([&loop] {
+	auto started = reconciler_->start([this] {
 		(void)sd_notify(0, "READY=1");
-		loop.ready = true;
-		loop.notifyStatus();
-		std::fprintf(stderr, "<6>ready: %s\n", loop.reconciler->summary().c_str());
+		ready_ = true;
+		notifyStatus();
+		std::fprintf(stderr, "<6>ready: %s\n", reconciler_->summary().c_str());
 	});
 	if (!started)
 		return started;
