@@ -1,69 +1,60 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/ownership_files.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 #include <unistd.h>
 
 #include "common/errno_text.hpp"
-#include "common/key_value_text.hpp"
+#include "common/state_file.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
 
-std::string formatOwnership(const Ownership &record)
-{
-	std::ostringstream out;
-	out << "# rbd-volume ownership record: what rbd-volume created for this volume\n";
-	if (!record.mappedDevice.empty())
-		out << "mapped-device=" << record.mappedDevice << '\n';
-	if (record.mapPending)
-		out << "map-pending=1\n";
-	if (record.formatted)
-		out << "formatted=1\n";
-	if (record.staged)
-		out << "staged=1\n";
-	if (record.sizedBytes != 0)
-		out << "sized-bytes=" << record.sizedBytes << '\n';
-	for (const std::string &target : record.publishedTargets)
-		out << "published=" << target << '\n';
-	return out.str();
-}
-
 namespace {
 
-/* A key worth quoting back: never the content of a file that is no record. */
-bool isPlainKey(const std::string &key)
-{
-	return !key.empty() && key.size() <= 32 &&
-	       key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
-}
+constexpr std::array<StateKey, 6> OwnershipKeys = { {
+	{ "mapped-device", StateValue::Path },
+	{ "map-pending", StateValue::Flag },
+	{ "formatted", StateValue::Flag },
+	{ "staged", StateValue::Flag },
+	{ "sized-bytes", StateValue::Number },
+	{ "published", StateValue::Path, true },
+} };
+
+constexpr StateSchema OwnershipSchema{ "an ownership record", OwnershipKeys };
 
 } /* namespace */
 
+Result<std::string> formatOwnership(const Ownership &record)
+{
+	StateWriter out(OwnershipSchema,
+			"rbd-volume ownership record: what rbd-volume created for this volume");
+	if (!record.mappedDevice.empty())
+		out.add("mapped-device", record.mappedDevice);
+	out.addFlag("map-pending", record.mapPending);
+	out.addFlag("formatted", record.formatted);
+	out.addFlag("staged", record.staged);
+	if (record.sizedBytes != 0)
+		out.addNumber("sized-bytes", record.sizedBytes);
+	for (const std::string &target : record.publishedTargets)
+		out.add("published", target);
+	return out.text();
+}
+
 Result<Ownership> parseOwnership(const std::string &text, const std::string &path)
 {
+	auto fields = parseStateText(text, path, OwnershipSchema);
+	if (!fields)
+		return tl::make_unexpected(fields.error());
 	Ownership record;
-	for (const auto &[key, value, line] : parseKeyValueText(text)) {
-		if (key == "mapped-device")
-			record.mappedDevice = value;
-		else if (key == "map-pending")
-			record.mapPending = value == "1";
-		else if (key == "formatted")
-			record.formatted = value == "1";
-		else if (key == "staged")
-			record.staged = value == "1";
-		else if (key == "sized-bytes")
-			record.sizedBytes = std::strtoull(value.c_str(), nullptr, 10);
-		else if (key == "published")
-			record.publishedTargets.push_back(value);
-		else
-			return fail(Errc::Io, path + ":" + std::to_string(line) + ": " +
-						      (isPlainKey(key) ? "unknown key '" + key + "'"
-								       : "a line that is no key") +
-						      " in an ownership record");
-	}
+	record.mappedDevice = fields->text("mapped-device").value_or("");
+	record.mapPending = fields->flag("map-pending");
+	record.formatted = fields->flag("formatted");
+	record.staged = fields->flag("staged");
+	record.sizedBytes = fields->number("sized-bytes");
+	record.publishedTargets = fields->all("published");
 	return record;
 }
 
@@ -105,7 +96,10 @@ Result<void> OwnershipFiles::save(const std::string &volume, const Ownership &re
 	}
 	if (auto made = makeDirectories(directory_, 0700); !made)
 		return made;
-	return writeFileAtomic(file, formatOwnership(record), 0600);
+	auto text = formatOwnership(record);
+	if (!text)
+		return tl::make_unexpected(text.error());
+	return writeFileAtomic(file, *text, 0600);
 }
 
 } /* namespace rbdvolume */

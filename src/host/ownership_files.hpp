@@ -9,7 +9,7 @@
 namespace rbdvolume {
 
 /* Text of a record ("key=value" lines) and back; exposed for tests. */
-std::string formatOwnership(const Ownership &record);
+Result<std::string> formatOwnership(const Ownership &record);
 Result<Ownership> parseOwnership(const std::string &text, const std::string &path);
 
 class OwnershipFiles : public OwnershipStore

@@ -359,7 +359,8 @@ TEST(FuseMapper, KnowsItsLoopAfterTheServingMountWentAway)
 	FuseVolume described;
 	described.pool = "rbd";
 	described.image = "img";
-	ASSERT_TRUE(writeFileAtomic(runtime + "/vol.conf", formatFuseVolume(described), 0600));
+	ASSERT_TRUE(
+		writeFileAtomic(runtime + "/vol.conf", formatFuseVolume(described).value(), 0600));
 	auto device = attachLoop(mount + "/img", false);
 	ASSERT_TRUE(device) << device.error().message;
 	auto backing = loopBacking(*device);
@@ -457,7 +458,8 @@ TEST(FuseMapper, AConfigWithoutALoopIsAnOrphanThatStopOrphanClears)
 	FuseVolume described;
 	described.pool = "rbd";
 	described.image = "cut";
-	ASSERT_TRUE(writeFileAtomic(runtime + "/cut.conf", formatFuseVolume(described), 0600));
+	ASSERT_TRUE(
+		writeFileAtomic(runtime + "/cut.conf", formatFuseVolume(described).value(), 0600));
 	NoUnits units;
 	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
 	EXPECT_EQ(fuse.orphans().value_or(std::vector<std::string>{}),

@@ -2,6 +2,7 @@
 #include "host/drivers/fuse/fuse_mapper.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
@@ -15,8 +16,8 @@
 #include <sys/sysmacros.h>
 
 #include "common/errno_text.hpp"
-#include "common/key_value_text.hpp"
 #include "common/paths.hpp"
+#include "common/state_file.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
@@ -54,49 +55,47 @@ std::string baseName(const std::string &path)
 
 } /* namespace */
 
-std::string formatFuseLoopRecord(const FuseLoopRecord &record)
+namespace {
+
+constexpr std::array<StateKey, 3> LoopRecordKeys = { {
+	{ "device", StateValue::Path, false, true },
+	{ "diskseq", StateValue::Number },
+	{ "fuse-dev", StateValue::Number },
+} };
+
+constexpr StateSchema LoopRecordSchema{ "a fuse loop record", LoopRecordKeys };
+
+} /* namespace */
+
+Result<std::string> formatFuseLoopRecord(const FuseLoopRecord &record)
 {
-	std::ostringstream out;
-	out << "# rbd-volume fuse driver: the loop device attached for this volume\n"
-	    << "device=" << record.device << '\n'
-	    << "diskseq=" << record.diskseq << '\n'
-	    << "fuse-dev=" << record.fuseDev << '\n';
-	return out.str();
+	StateWriter out(LoopRecordSchema,
+			"rbd-volume fuse driver: the loop device attached for this volume");
+	out.add("device", record.device);
+	out.addNumber("diskseq", record.diskseq);
+	out.addNumber("fuse-dev", record.fuseDev);
+	return out.text();
 }
 
 Result<FuseLoopRecord> parseFuseLoopRecord(const std::string &text, const std::string &path)
 {
 	FuseLoopRecord record;
-	const std::vector<KeyValue> lines = parseKeyValueText(text);
 	/* The older record: one line "DEVICE DEV INO". */
-	if (lines.size() == 1 && lines.front().value.empty() &&
-	    lines.front().key.find('=') == std::string::npos) {
-		std::istringstream in(lines.front().key);
+	if (text.find('=') == std::string::npos) {
+		std::istringstream in(text);
 		uint64_t inode = 0;
 		in >> record.device >> record.fuseDev >> inode;
 		if (in && record.device.starts_with("/dev/loop"))
 			return record;
 	}
-	for (const KeyValue &line : lines) {
-		const auto problem = [&](const std::string &what) {
-			return fail(Errc::InvalidArgument,
-				    path + ":" + std::to_string(line.line) + ": " + what);
-		};
-		if (line.key == "device") {
-			if (!line.value.starts_with("/dev/loop"))
-				return problem("expected a loop device");
-			record.device = line.value;
-		} else if (line.key == "diskseq" || line.key == "fuse-dev") {
-			const auto value = number(line.value);
-			if (!value)
-				return problem("expected a number for " + line.key);
-			(line.key == "diskseq" ? record.diskseq : record.fuseDev) = *value;
-		} else {
-			return problem("not a fuse loop record line");
-		}
-	}
-	if (record.device.empty())
-		return fail(Errc::InvalidArgument, path + ": names no loop device");
+	auto fields = parseStateText(text, path, LoopRecordSchema);
+	if (!fields)
+		return tl::make_unexpected(fields.error());
+	record.device = fields->text("device").value_or("");
+	if (!record.device.starts_with("/dev/loop"))
+		return fail(Errc::InvalidArgument, path + ": expected a loop device");
+	record.diskseq = fields->number("diskseq");
+	record.fuseDev = fields->number("fuse-dev");
 	return record;
 }
 
@@ -368,7 +367,10 @@ Result<void> FuseMapper::recordLoop(const std::string &volume, const std::string
 	if (diskseq && *diskseq)
 		record.diskseq = number((*diskseq)->substr(0, (*diskseq)->find('\n'))).value_or(0);
 	record.fuseDev = mountedDevice(paths_.mountPoint(volume)).value_or(0);
-	return writeFileAtomic(paths_.loopRecord(volume), formatFuseLoopRecord(record), 0600);
+	const auto text = formatFuseLoopRecord(record);
+	if (!text)
+		return tl::make_unexpected(text.error());
+	return writeFileAtomic(paths_.loopRecord(volume), *text, 0600);
 }
 
 /*
@@ -407,8 +409,10 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 	/* The config first: a crash from here on leaves an orphan we know to stop. */
 	if (auto made = makeDirectories(config_.runtimeDir, 0700); !made)
 		return tl::make_unexpected(made.error());
-	const std::string config = formatFuseVolume(FuseVolume::fromSpec(spec));
-	if (auto written = writeFileAtomic(paths_.config(spec.name), config, 0600); !written)
+	const auto config = formatFuseVolume(FuseVolume::fromSpec(spec));
+	if (!config)
+		return tl::make_unexpected(config.error());
+	if (auto written = writeFileAtomic(paths_.config(spec.name), *config, 0600); !written)
 		return tl::make_unexpected(written.error());
 	if (auto started = units_.start(UnitTemplate, spec.name); !started)
 		return tl::make_unexpected(started.error());

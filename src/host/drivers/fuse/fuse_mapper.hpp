@@ -45,7 +45,7 @@ struct FuseLoopRecord {
 	bool operator==(const FuseLoopRecord &) const = default;
 };
 
-std::string formatFuseLoopRecord(const FuseLoopRecord &record);
+Result<std::string> formatFuseLoopRecord(const FuseLoopRecord &record);
 /* Also reads the older "DEVICE DEV INO" line. */
 Result<FuseLoopRecord> parseFuseLoopRecord(const std::string &text, const std::string &path);
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/drivers/fuse/fuse_volume.hpp"
 
-#include <sstream>
+#include <array>
 
-#include "common/key_value_text.hpp"
+#include "common/state_file.hpp"
 
 namespace rbdvolume {
 
@@ -22,39 +22,53 @@ FuseVolume FuseVolume::fromSpec(const VolumeSpec &spec)
 	return volume;
 }
 
-std::string formatFuseVolume(const FuseVolume &volume)
+namespace {
+
+constexpr std::array<StateKey, 8> FuseVolumeKeys = { {
+	{ "pool", StateValue::Text, false, true },
+	{ "namespace", StateValue::Text },
+	{ "image", StateValue::Text, false, true },
+	{ "conf", StateValue::Text },
+	{ "id", StateValue::Text },
+	{ "keyring", StateValue::Text },
+	{ "keyfile", StateValue::Text },
+	{ "monitors", StateValue::Text },
+} };
+
+/* Unnamed: its messages predate the schema and stay as they were. */
+constexpr StateSchema FuseVolumeSchema{ "", FuseVolumeKeys };
+
+} /* namespace */
+
+Result<std::string> formatFuseVolume(const FuseVolume &volume)
 {
-	std::ostringstream out;
-	out << "# rbd-volume fuse driver: the image rbd-fuse@NAME.service shows\n"
-	    << "pool=" << volume.pool << '\n'
-	    << "namespace=" << volume.radosNamespace << '\n'
-	    << "image=" << volume.image << '\n'
-	    << "conf=" << volume.conf << '\n'
-	    << "id=" << volume.clientId << '\n'
-	    << "keyring=" << volume.keyring << '\n'
-	    << "keyfile=" << volume.keyfile << '\n'
-	    << "monitors=" << volume.monitors << '\n';
-	return out.str();
+	StateWriter out(FuseVolumeSchema,
+			"rbd-volume fuse driver: the image rbd-fuse@NAME.service shows");
+	out.add("pool", volume.pool);
+	out.add("namespace", volume.radosNamespace);
+	out.add("image", volume.image);
+	out.add("conf", volume.conf);
+	out.add("id", volume.clientId);
+	out.add("keyring", volume.keyring);
+	out.add("keyfile", volume.keyfile);
+	out.add("monitors", volume.monitors);
+	return out.text();
 }
 
 Result<FuseVolume> parseFuseVolume(const std::string &text, const std::string &path)
 {
+	auto fields = parseStateText(text, path, FuseVolumeSchema);
+	if (!fields)
+		return tl::make_unexpected(fields.error());
 	FuseVolume volume;
-	for (const auto &[key, value, line] : parseKeyValueText(text)) {
-		std::string *field = key == "pool"	  ? &volume.pool
-				     : key == "namespace" ? &volume.radosNamespace
-				     : key == "image"	  ? &volume.image
-				     : key == "conf"	  ? &volume.conf
-				     : key == "id"	  ? &volume.clientId
-				     : key == "keyring"	  ? &volume.keyring
-				     : key == "keyfile"	  ? &volume.keyfile
-				     : key == "monitors"  ? &volume.monitors
-							  : nullptr;
-		if (!field)
-			return fail(Errc::InvalidArgument, path + ":" + std::to_string(line) +
-								   ": unknown key '" + key + "'");
-		*field = value;
-	}
+	volume.pool = fields->text("pool").value_or("");
+	volume.radosNamespace = fields->text("namespace").value_or("");
+	volume.image = fields->text("image").value_or("");
+	volume.conf = fields->text("conf").value_or("");
+	volume.clientId = fields->text("id").value_or("");
+	volume.keyring = fields->text("keyring").value_or("");
+	volume.keyfile = fields->text("keyfile").value_or("");
+	volume.monitors = fields->text("monitors").value_or("");
 	if (volume.pool.empty() || volume.image.empty())
 		return fail(Errc::InvalidArgument, path + ": names no pool and image");
 	return volume;

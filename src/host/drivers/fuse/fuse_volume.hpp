@@ -30,7 +30,7 @@ struct FuseVolume {
 	bool operator==(const FuseVolume &) const = default;
 };
 
-std::string formatFuseVolume(const FuseVolume &volume);
+Result<std::string> formatFuseVolume(const FuseVolume &volume);
 Result<FuseVolume> parseFuseVolume(const std::string &text, const std::string &path);
 
 struct FusePaths {

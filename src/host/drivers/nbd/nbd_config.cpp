@@ -3,8 +3,10 @@
 
 #include <array>
 #include <charconv>
-#include <sstream>
+#include <limits>
 #include <string_view>
+
+#include "common/state_file.hpp"
 
 namespace rbdvolume {
 
@@ -44,12 +46,6 @@ bool parseSeconds(const std::string &text, unsigned &out)
 	const char *end = text.data() + text.size();
 	const auto [ptr, ec] = std::from_chars(text.data(), end, out);
 	return !text.empty() && ec == std::errc() && ptr == end;
-}
-
-bool parseFlag(const std::string &text, bool &out)
-{
-	out = text == "yes";
-	return text == "yes" || text == "no";
 }
 
 } /* namespace */
@@ -96,91 +92,77 @@ NbdVolumeConfig nbdConfigFor(const VolumeSpec &spec, const DriverTools &tools)
 	return config;
 }
 
+namespace {
+
+constexpr std::array<StateKey, 13> NbdConfigKeys = { {
+	{ "rbd-nbd", StateValue::Path, false, true },
+	{ "image", StateValue::Text, false, true },
+	{ "cookie", StateValue::Text, false, true },
+	{ "id", StateValue::Text },
+	{ "keyring", StateValue::Text },
+	{ "keyfile", StateValue::Text },
+	{ "conf", StateValue::Text },
+	{ "monitor", StateValue::Text, true },
+	{ "read-only", StateValue::YesNo },
+	{ "exclusive", StateValue::YesNo },
+	{ "reattach-timeout", StateValue::Number },
+	{ "io-timeout", StateValue::Number },
+	{ "option", StateValue::Text, true },
+} };
+
+constexpr StateSchema NbdConfigSchema{ "an nbd config", NbdConfigKeys };
+
+} /* namespace */
+
 Result<std::string> formatNbdConfig(const NbdVolumeConfig &config)
 {
-	std::string text = "# rbd-volume: what rbd-nbd@.service maps; rewritten on every map\n";
-	std::string unreadable; /* the first key whose value would break the line format */
-	const auto add = [&](const std::string &key, const std::string &value) {
-		if (unreadable.empty() &&
-		    value.find_first_of(std::string("\n\0", 2)) != std::string::npos)
-			unreadable = key;
-		text += key + '=' + value + '\n';
-	};
-	add("rbd-nbd", config.rbdNbd);
-	add("image", config.image);
-	add("cookie", config.cookie);
-	add("id", config.cluster.clientId);
-	add("keyring", config.cluster.keyring);
-	add("keyfile", config.cluster.keyfile);
-	add("conf", config.cluster.conf);
+	StateWriter out(NbdConfigSchema,
+			"rbd-volume: what rbd-nbd@.service maps; rewritten on every map");
+	out.add("rbd-nbd", config.rbdNbd);
+	out.add("image", config.image);
+	out.add("cookie", config.cookie);
+	out.add("id", config.cluster.clientId);
+	out.add("keyring", config.cluster.keyring);
+	out.add("keyfile", config.cluster.keyfile);
+	out.add("conf", config.cluster.conf);
 	for (const std::string &monitor : config.cluster.monitors)
-		add("monitor", monitor);
-	add("read-only", config.readOnly ? "yes" : "no");
-	add("exclusive", config.exclusive ? "yes" : "no");
-	add("reattach-timeout", std::to_string(config.reattachTimeout));
-	add("io-timeout", std::to_string(config.ioTimeout));
+		out.add("monitor", monitor);
+	out.addFlag("read-only", config.readOnly);
+	out.addFlag("exclusive", config.exclusive);
+	out.addNumber("reattach-timeout", config.reattachTimeout);
+	out.addNumber("io-timeout", config.ioTimeout);
 	for (const std::string &option : config.options)
-		add("option", option);
-	if (!unreadable.empty())
-		return fail(Errc::InvalidArgument,
-			    "nbd config: the " + unreadable + " holds a newline or NUL");
-	return text;
+		out.add("option", option);
+	return out.text();
 }
 
 Result<NbdVolumeConfig> parseNbdConfig(const std::string &text, const std::string &path)
 {
+	auto fields = parseStateText(text, path, NbdConfigSchema);
+	if (!fields)
+		return tl::make_unexpected(fields.error());
 	NbdVolumeConfig config;
-	config.rbdNbd.clear();
+	config.rbdNbd = fields->text("rbd-nbd").value_or("");
+	config.image = fields->text("image").value_or("");
+	config.cookie = fields->text("cookie").value_or("");
 	config.cluster = ClusterSpec{ "", "", "", "", {} };
-	std::istringstream in(text);
-	std::string line;
-	unsigned number = 0;
-	while (std::getline(in, line)) {
-		number++;
-		if (line.empty() || line.front() == '#')
-			continue;
-		const size_t eq = line.find('=');
-		const std::string key = line.substr(0, eq);
-		const std::string value = eq == std::string::npos ? "" : line.substr(eq + 1);
-		bool ok = eq != std::string::npos;
-		if (key == "rbd-nbd")
-			config.rbdNbd = value;
-		else if (key == "image")
-			config.image = value;
-		else if (key == "cookie")
-			config.cookie = value;
-		else if (key == "id")
-			config.cluster.clientId = value;
-		else if (key == "keyring")
-			config.cluster.keyring = value;
-		else if (key == "keyfile")
-			config.cluster.keyfile = value;
-		else if (key == "conf")
-			config.cluster.conf = value;
-		else if (key == "monitor")
-			config.cluster.monitors.push_back(value);
-		else if (key == "read-only")
-			ok = ok && parseFlag(value, config.readOnly);
-		else if (key == "exclusive")
-			ok = ok && parseFlag(value, config.exclusive);
-		else if (key == "reattach-timeout")
-			ok = ok && parseSeconds(value, config.reattachTimeout);
-		else if (key == "io-timeout")
-			ok = ok && parseSeconds(value, config.ioTimeout);
-		else if (key == "option")
-			config.options.push_back(value);
-		else
-			ok = false;
-		if (!ok)
-			return fail(Errc::InvalidArgument, path + ":" + std::to_string(number) +
-								   ": cannot read '" + line + "'");
+	config.cluster.clientId = fields->text("id").value_or("");
+	config.cluster.keyring = fields->text("keyring").value_or("");
+	config.cluster.keyfile = fields->text("keyfile").value_or("");
+	config.cluster.conf = fields->text("conf").value_or("");
+	config.cluster.monitors = fields->all("monitor");
+	config.readOnly = fields->flag("read-only");
+	config.exclusive = fields->flag("exclusive");
+	for (const auto &[key, out] : { std::pair{ "reattach-timeout", &config.reattachTimeout },
+					std::pair{ "io-timeout", &config.ioTimeout } }) {
+		const uint64_t seconds = fields->number(key, *out);
+		if (seconds > std::numeric_limits<unsigned>::max())
+			return fail(Errc::InvalidArgument, path + ": " + key + " is out of range");
+		*out = static_cast<unsigned>(seconds);
 	}
-	for (const auto &[key, value] :
-	     { std::pair{ "rbd-nbd", &config.rbdNbd }, std::pair{ "image", &config.image },
-	       std::pair{ "cookie", &config.cookie } }) {
-		if (value->empty())
-			return fail(Errc::InvalidArgument, path + ": no " + key + "= line");
-	}
+	config.options = fields->all("option");
+	if (config.image.empty() || config.cookie.empty())
+		return fail(Errc::InvalidArgument, path + ": names no image or cookie");
 	return config;
 }
 

@@ -29,7 +29,7 @@ TEST(FuseVolume, ConfigRoundTrip)
 {
 	const FuseVolume described = FuseVolume::fromSpec(volume());
 	EXPECT_EQ(described.monitors, "192.0.2.1:6789,[2001:db8::1]:3300");
-	auto parsed = parseFuseVolume(formatFuseVolume(described), "data.conf");
+	auto parsed = parseFuseVolume(formatFuseVolume(described).value(), "data.conf");
 	ASSERT_TRUE(parsed) << parsed.error().message;
 	EXPECT_EQ(*parsed, described);
 
