@@ -7,6 +7,19 @@ namespace rbdvolume {
 
 namespace {
 
+/* The device a setup step acts on; nullptr for the other steps. */
+const DeviceRef *deviceOf(const Step &step)
+{
+	return std::visit(
+		[](const auto &s) -> const DeviceRef * {
+			if constexpr (requires { s.device.fromMapStep(); })
+				return &s.device;
+			else
+				return nullptr;
+		},
+		step);
+}
+
 /* One run of one plan: the device so far and the record as it changes. */
 class Run
 {
@@ -16,15 +29,8 @@ public:
 	{
 		/* Setup steps name the device when it was already mapped at planning. */
 		for (const Step &step : plan.steps) {
-			if (const auto *s = std::get_if<MountStagingStep>(&step);
-			    s && !s->device.empty())
-				device_ = s->device;
-			if (const auto *s = std::get_if<FormatStep>(&step); s && !s->device.empty())
-				device_ = s->device;
-			if (const auto *s = std::get_if<CheckStep>(&step); s && !s->device.empty())
-				device_ = s->device;
-			if (const auto *s = std::get_if<GrowStep>(&step); s && !s->device.empty())
-				device_ = s->device;
+			if (const DeviceRef *ref = deviceOf(step); ref && !ref->fromMapStep())
+				device_ = ref->resolve("");
 		}
 		if (device_.empty())
 			device_ = record_.mappedDevice;
@@ -44,10 +50,7 @@ public:
 private:
 	Result<void> save() { return host_.records.save(spec_.name, record_); }
 	Result<Change> saved(Result<Change> change);
-	const std::string &device(const std::string &stepDevice) const
-	{
-		return stepDevice.empty() ? device_ : stepDevice;
-	}
+	const std::string &device(const DeviceRef &ref) const { return ref.resolve(device_); }
 	const PublishTarget *target(const std::string &path) const;
 	void resolvePendingMap();
 	void forgetTarget(const std::string &path);

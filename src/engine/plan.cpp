@@ -27,6 +27,14 @@ bool wantsCheck(const VolumeSpec &spec, const std::vector<Gap> &gaps)
 
 } /* namespace */
 
+DeviceRef DeviceRef::known(std::string path)
+{
+	DeviceRef ref;
+	if (!path.empty())
+		ref.path_ = std::move(path);
+	return ref;
+}
+
 Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, const VolumeDiff &diff)
 {
 	const VolumeSpec &spec = desired.spec;
@@ -35,9 +43,11 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 	plan.intent = desired.intent;
 	plan.conflicts = diff.conflicts;
 
-	/* The device the setup steps act on: known now, or ("") yielded by the map step. */
+	/* The device the setup steps act on: known now, or yielded by the map step. */
 	const bool mapping = planned(diff.gaps, GapKind::NotMapped);
-	const std::string device = mapping || !observed.mapping ? "" : observed.mapping->device;
+	const DeviceRef device = mapping || !observed.mapping
+					 ? DeviceRef()
+					 : DeviceRef::known(observed.mapping->device);
 
 	for (const Gap &gap : diff.gaps) {
 		switch (gap.kind) {
@@ -61,7 +71,7 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 			plan.steps.emplace_back(MapStep{});
 			break;
 		case GapKind::Blank:
-			plan.steps.emplace_back(FormatStep{ gap.subject });
+			plan.steps.emplace_back(FormatStep{ DeviceRef::known(gap.subject) });
 			break;
 		case GapKind::NotStaged:
 			/* fsck, then an offline grow (it wants a checked filesystem), then mount. */

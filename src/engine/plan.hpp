@@ -2,6 +2,7 @@
 /* Plan: an ordered list of idempotent steps; a printable value, empty when converged. */
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -11,7 +12,32 @@
 
 namespace rbdvolume {
 
-/* "" as a step's device means: the device the map step of this plan yields. */
+/*
+ * The device a setup step acts on: a path known when the plan was made, or,
+ * when the plan maps the image first, the device its map step yields.
+ */
+class DeviceRef
+{
+public:
+	/* The device the plan's map step yields. */
+	DeviceRef() = default;
+	/* `path`; "" (nothing mapped at planning) is the map step's device. */
+	static DeviceRef known(std::string path);
+
+	bool fromMapStep() const { return !path_; }
+	/* The known path, else `mapped`: what the map step yielded. */
+	const std::string &resolve(const std::string &mapped) const
+	{
+		return path_ ? *path_ : mapped;
+	}
+
+	bool operator==(const DeviceRef &) const = default;
+	bool operator==(const std::string &path) const { return path_ == path; }
+
+private:
+	std::optional<std::string> path_;
+};
+
 struct UnmountStep {
 	std::string path;
 	bool staging = false;
@@ -32,19 +58,19 @@ struct MapStep {
 	bool operator==(const MapStep &) const = default;
 };
 struct FormatStep {
-	std::string device; /* formats only if the probe right before it finds the device blank */
+	DeviceRef device; /* formats only if the probe right before it finds the device blank */
 	bool operator==(const FormatStep &) const = default;
 };
 struct CheckStep {
-	std::string device;
+	DeviceRef device;
 	bool operator==(const CheckStep &) const = default;
 };
 struct MountStagingStep {
-	std::string device;
+	DeviceRef device;
 	bool operator==(const MountStagingStep &) const = default;
 };
 struct GrowStep {
-	std::string device;
+	DeviceRef device;
 	bool online = false; /* through the staging mount; offline before it (ext4) */
 	bool operator==(const GrowStep &) const = default;
 };

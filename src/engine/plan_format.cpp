@@ -20,9 +20,9 @@ std::string humanSize(uint64_t bytes)
 	return std::to_string(bytes) + " " + Units.at(unit);
 }
 
-std::string deviceText(const std::string &device)
+std::string deviceText(const DeviceRef &device)
 {
-	return device.empty() ? "<mapped device>" : device;
+	return device.fromMapStep() ? "<mapped device>" : device.resolve("");
 }
 
 std::string modeText(bool readOnly, const std::vector<std::string> &options)
