@@ -24,13 +24,14 @@ namespace {
 class NoCluster : public Cluster
 {
 public:
-	Result<Change> ensureImage(const VolumeSpec &spec) override
+	Result<Change> ensureImage(const ImageRequest &request) override
 	{
-		return fail(Errc::Internal, "a teardown does not create " + spec.image.display());
+		return fail(Errc::Internal,
+			    "a teardown does not create " + request.image.display());
 	}
-	Result<void> checkSoleWriter(const VolumeSpec &spec) override
+	Result<void> checkSoleWriter(const ImageRequest &request) override
 	{
-		return fail(Errc::Internal, "a teardown does not map " + spec.image.display());
+		return fail(Errc::Internal, "a teardown does not map " + request.image.display());
 	}
 };
 

@@ -25,7 +25,8 @@ class Run
 {
 public:
 	Run(Host &host, const VolumeSpec &spec, Ownership record, const Plan &plan)
-		: host_(host), spec_(spec), record_(std::move(record))
+		: host_(host), spec_(spec), mapping_(mapRequestOf(spec)),
+		  image_(imageRequestOf(spec)), record_(std::move(record))
 	{
 		/* Setup steps name the device when it was already mapped at planning. */
 		for (const Step &step : plan.steps) {
@@ -66,6 +67,8 @@ private:
 
 	Host &host_;
 	const VolumeSpec &spec_;
+	const MapRequest mapping_; /* what the mapper is told of the volume */
+	const ImageRequest image_; /* and the cluster */
 	Ownership record_;
 	std::string device_;
 	std::string probedDevice_;
@@ -110,7 +113,7 @@ Result<Change> Run::operator()(const UnmountStep &s)
 
 Result<Change> Run::operator()(const UnmapStep &s)
 {
-	auto change = host_.mapper.unmap(spec_, s.device);
+	auto change = host_.mapper.unmap(mapping_, s.device);
 	if (!change)
 		return change;
 	record_.mappedDevice.clear();
@@ -120,24 +123,24 @@ Result<Change> Run::operator()(const UnmapStep &s)
 
 Result<Change> Run::operator()(const StopOrphanStep & /*unused*/)
 {
-	return host_.mapper.stopOrphan(spec_);
+	return host_.mapper.stopOrphan(mapping_);
 }
 
 Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
 {
-	return host_.cluster.ensureImage(spec_);
+	return host_.cluster.ensureImage(image_);
 }
 
 Result<Change> Run::operator()(const MapStep & /*unused*/)
 {
 	/* Single writer: never map read-write what another client is using. */
-	if (auto alone = host_.cluster.checkSoleWriter(spec_); !alone)
+	if (auto alone = host_.cluster.checkSoleWriter(image_); !alone)
 		return tl::make_unexpected(alone.error());
 	record_.mapPending = true;
 	if (auto stored = save(); !stored)
 		return tl::make_unexpected(stored.error());
 
-	auto device = host_.mapper.map(spec_);
+	auto device = host_.mapper.map(mapping_);
 	if (!device) {
 		if (device.error().code == Errc::Timeout) {
 			resolvePendingMap();

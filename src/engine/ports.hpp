@@ -27,6 +27,31 @@ namespace rbdvolume {
 
 enum class Change : uint8_t { Unchanged, Changed };
 
+/* What a mapper needs of a volume: its name, image, cluster and [map]; nothing of its filesystem. */
+struct MapRequest {
+	std::string volume;
+	ImageSpec image;
+	ClusterSpec cluster;
+	MapSpec map;
+
+	bool readOnly() const { return map.readOnly; }
+	bool operator==(const MapRequest &) const = default;
+};
+
+/* What the cluster needs to ensure an image and to tell who else writes it. */
+struct ImageRequest {
+	std::string volume; /* whose image: for messages */
+	ImageSpec image;
+	ClusterSpec cluster;
+	bool readOnly = false;	  /* mapped read-only: other writers do not matter */
+	bool multiWriter = false; /* the volume shares the image on purpose */
+
+	bool operator==(const ImageRequest &) const = default;
+};
+
+MapRequest mapRequestOf(const VolumeSpec &spec);
+ImageRequest imageRequestOf(const VolumeSpec &spec);
+
 class MountTable
 {
 public:
@@ -82,9 +107,9 @@ public:
 	virtual ~Mapper() = default;
 	/* Every RBD image mapped on this host, by any driver. */
 	virtual Result<std::vector<MappedImage>> list() = 0;
-	/* Maps the spec's image with its driver; returns the block device. */
-	virtual Result<std::string> map(const VolumeSpec &spec) = 0;
-	virtual Result<Change> unmap(const VolumeSpec &spec, const std::string &device) = 0;
+	/* Maps the volume's image with its driver; returns the block device. */
+	virtual Result<std::string> map(const MapRequest &request) = 0;
+	virtual Result<Change> unmap(const MapRequest &request, const std::string &device) = 0;
 	/*
 	 * Volumes whose mapper process (rbd-fuse, rbd-nbd) runs or may run with
 	 * no block device of theirs: a map or an unmap cut short by a crash. It
@@ -92,14 +117,14 @@ public:
 	 */
 	virtual Result<std::vector<std::string>> orphans() = 0;
 	/* Stops the volume's orphan mapper and drops its files; Unchanged when there is none. */
-	virtual Result<Change> stopOrphan(const VolumeSpec &spec) = 0;
+	virtual Result<Change> stopOrphan(const MapRequest &request) = 0;
 	/*
 	 * A device that does not follow its image's size by itself is told to
 	 * (fuse: the loop re-reads rbd-fuse's file). It asks the mapper's server,
 	 * so it is called before a pass that acts, never from an observation
 	 * alone; Changed when the device grew.
 	 */
-	virtual Result<Change> followImageSize(const VolumeSpec &spec) = 0;
+	virtual Result<Change> followImageSize(const MapRequest &request) = 0;
 };
 
 class Cluster
@@ -107,16 +132,16 @@ class Cluster
 public:
 	virtual ~Cluster() = default;
 	/*
-	 * The image exists: created from spec.image.create when missing, grown
-	 * (never shrunk) to its size; a mismatch is Errc::Conflict.
+	 * The image exists: created from request.image.create when missing,
+	 * grown (never shrunk) to its size; a mismatch is Errc::Conflict.
 	 */
-	virtual Result<Change> ensureImage(const VolumeSpec &spec) = 0;
+	virtual Result<Change> ensureImage(const ImageRequest &request) = 0;
 	/*
 	 * Before a read-write map: Errc::Busy, naming the clients, when another
 	 * client has the image open (a watcher or the exclusive lock). Fine for
 	 * read-only and multi-writer volumes.
 	 */
-	virtual Result<void> checkSoleWriter(const VolumeSpec &spec) = 0;
+	virtual Result<void> checkSoleWriter(const ImageRequest &request) = 0;
 };
 
 class Formatter

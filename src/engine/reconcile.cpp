@@ -34,7 +34,7 @@ Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 {
 	/* Before observing: a mapped device that lags its image would hide a grow. */
 	if (desired.intent == Intent::Up && isMapped(snapshot, desired.spec.image))
-		(void)host.mapper.followImageSize(desired.spec);
+		(void)host.mapper.followImageSize(mapRequestOf(desired.spec));
 	auto pass = planPass(host, snapshot, desired);
 	if (!pass)
 		return pass;

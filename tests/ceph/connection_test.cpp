@@ -40,7 +40,7 @@ int closedPort()
 VolumeSpec existingImage(LibrbdCluster &ceph)
 {
 	VolumeSpec spec = specFor(uniqueImageName("conn"), createSpec(8 * MiB));
-	auto created = ceph.ensureImage(spec);
+	auto created = ceph.ensureImage(imageRequestOf(spec));
 	EXPECT_TRUE(created) << created.error().message;
 	return spec;
 }
@@ -55,7 +55,7 @@ TEST(CephConnection, AWrongKeyIsPermissionDeniedAtOnce)
 	spec.cluster.keyfile = writeFile("wrong.key", key + "\n");
 
 	const auto start = Clock::now();
-	auto result = ceph.ensureImage(spec);
+	auto result = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(result);
 	EXPECT_LT(secondsSince(start), 5.0);
 	EXPECT_EQ(result.error().code, Errc::PermissionDenied);
@@ -75,7 +75,7 @@ TEST(CephConnection, AKeyfileWithTheRightKeyConnects)
 	spec.cluster.keyring.clear();
 	spec.cluster.keyfile = cluster().env().testKeyfile;
 
-	auto result = ceph.ensureImage(spec);
+	auto result = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(result) << result.error().message;
 	EXPECT_EQ(*result, Change::Changed);
 }
@@ -87,12 +87,12 @@ TEST(CephConnection, MonitorsInTheSpecNeedNoConfFile)
 	spec.cluster.conf = cluster().dir() + "/no-such.conf";
 	spec.cluster.monitors = { "v2:" + cluster().env().monHost };
 
-	auto info = ceph.imageInfo(spec);
+	auto info = ceph.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(info->sizeBytes, 8 * MiB);
 
 	spec.cluster.monitors.clear();
-	auto noMonitors = ceph.imageInfo(spec);
+	auto noMonitors = ceph.imageInfo(imageRequestOf(spec));
 	ASSERT_FALSE(noMonitors);
 	EXPECT_EQ(noMonitors.error().code, Errc::NotFound);
 	EXPECT_EQ(noMonitors.error().message,
@@ -109,7 +109,7 @@ TEST(CephConnection, UnreachableMonitorsTimeOutWithinTheBoundAndAreRetried)
 	spec.cluster.monitors = { "127.0.0.1:" + std::to_string(port) };
 
 	const auto start = Clock::now();
-	auto result = ceph.ensureImage(spec);
+	auto result = ceph.ensureImage(imageRequestOf(spec));
 	const double took = secondsSince(start);
 	ASSERT_FALSE(result);
 	EXPECT_EQ(result.error().code, Errc::Timeout) << result.error().message;
@@ -122,7 +122,7 @@ TEST(CephConnection, UnreachableMonitorsTimeOutWithinTheBoundAndAreRetried)
 
 	/* The failure was not cached: the right monitors connect the same object. */
 	spec.cluster.monitors = { "v2:" + cluster().env().monHost };
-	auto reachable = ceph.ensureImage(spec);
+	auto reachable = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(reachable) << reachable.error().message;
 	EXPECT_EQ(*reachable, Change::Changed);
 }
@@ -131,14 +131,14 @@ TEST(CephConnection, OneConnectionPerIdentityIsReused)
 {
 	LibrbdCluster ceph;
 	const VolumeSpec spec = existingImage(ceph);
-	ASSERT_TRUE(ceph.imageInfo(spec));
-	ASSERT_TRUE(ceph.checkSoleWriter(spec));
+	ASSERT_TRUE(ceph.imageInfo(imageRequestOf(spec)));
+	ASSERT_TRUE(ceph.checkSoleWriter(imageRequestOf(spec)));
 	EXPECT_EQ(ceph.connectionCount(), 1U);
 
 	VolumeSpec other = spec;
 	other.cluster.keyring.clear();
 	other.cluster.keyfile = cluster().env().testKeyfile;
-	ASSERT_TRUE(ceph.imageInfo(other));
+	ASSERT_TRUE(ceph.imageInfo(imageRequestOf(other)));
 	EXPECT_EQ(ceph.connectionCount(), 2U);
 }
 
@@ -153,8 +153,9 @@ TEST(CephConnection, WorkerThreadsShareOneConnection)
 	for (int i = 0; i < Workers; ++i) {
 		workers.emplace_back([&] {
 			VolumeSpec mine = specFor(uniqueImageName("thread"), createSpec(8 * MiB));
-			if (ceph.ensureImage(mine) && ceph.imageInfo(spec) &&
-			    ceph.checkSoleWriter(mine))
+			if (ceph.ensureImage(imageRequestOf(mine)) &&
+			    ceph.imageInfo(imageRequestOf(spec)) &&
+			    ceph.checkSoleWriter(imageRequestOf(mine)))
 				++good;
 		});
 	}

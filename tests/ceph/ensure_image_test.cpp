@@ -17,7 +17,7 @@ class EnsureImage : public ::testing::Test
 protected:
 	uint64_t sizeOf(const VolumeSpec &spec)
 	{
-		auto info = ceph_.imageInfo(spec);
+		auto info = ceph_.imageInfo(imageRequestOf(spec));
 		EXPECT_TRUE(info) << info.error().message;
 		return info ? info->sizeBytes : 0;
 	}
@@ -30,14 +30,14 @@ TEST_F(EnsureImage, CreatesAMissingImageOnceWithTheListedFeatures)
 	const VolumeSpec spec = specFor(uniqueImageName("create"),
 					createSpec(64 * MiB, { "layering", "exclusive-lock" }));
 
-	auto first = ceph_.ensureImage(spec);
+	auto first = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(first) << first.error().message;
 	EXPECT_EQ(*first, Change::Changed);
-	auto second = ceph_.ensureImage(spec);
+	auto second = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(second) << second.error().message;
 	EXPECT_EQ(*second, Change::Unchanged);
 
-	auto info = ceph_.imageInfo(spec);
+	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(info->sizeBytes, 64 * MiB);
 	EXPECT_EQ(comparableFeatures(info->features),
@@ -53,13 +53,13 @@ TEST_F(EnsureImage, CreatesWithTheClusterDefaultsWhenNoFeaturesAreListed)
 {
 	const VolumeSpec spec = specFor(uniqueImageName("defaults"), createSpec(16 * MiB));
 
-	auto created = ceph_.ensureImage(spec);
+	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
 	EXPECT_EQ(*created, Change::Changed);
-	auto info = ceph_.imageInfo(spec);
+	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(comparableFeatures(info->features), uint64_t{ RBD_FEATURES_DEFAULT });
-	auto again = ceph_.ensureImage(spec);
+	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
 	EXPECT_EQ(*again, Change::Unchanged);
 }
@@ -70,10 +70,10 @@ TEST_F(EnsureImage, ListedStripingDoesNotMakeTheNextPassAConflict)
 	const VolumeSpec spec = specFor(uniqueImageName("striping"),
 					createSpec(8 * MiB, { "layering", "striping" }));
 
-	auto created = ceph_.ensureImage(spec);
+	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
 	EXPECT_EQ(*created, Change::Changed);
-	auto again = ceph_.ensureImage(spec);
+	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
 	EXPECT_EQ(*again, Change::Unchanged);
 }
@@ -85,7 +85,7 @@ TEST_F(EnsureImage, AnImageWithOtherFeaturesIsAConflict)
 	const VolumeSpec spec =
 		specFor(name, createSpec(64 * MiB, { "layering", "exclusive-lock" }));
 
-	auto result = ceph_.ensureImage(spec);
+	auto result = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(result);
 	EXPECT_EQ(result.error().code, Errc::Conflict);
 	EXPECT_EQ(result.error().message,
@@ -101,7 +101,7 @@ TEST_F(EnsureImage, ALargerImageIsAConflictAndIsNotShrunk)
 	rbdAdmin({ "create", "--size", "20G", "rbd/" + name });
 	const VolumeSpec spec = specFor(name, createSpec(10 * GiB));
 
-	auto result = ceph_.ensureImage(spec);
+	auto result = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(result);
 	EXPECT_EQ(result.error().code, Errc::Conflict);
 	EXPECT_EQ(result.error().message,
@@ -117,15 +117,15 @@ TEST_F(EnsureImage, ASmallerImageIsGrown)
 	rbdAdmin({ "create", "--size", "32M", "rbd/" + name });
 	const VolumeSpec spec = specFor(name, createSpec(96 * MiB));
 
-	auto grown = ceph_.ensureImage(spec);
+	auto grown = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(grown) << grown.error().message;
 	EXPECT_EQ(*grown, Change::Changed);
 	EXPECT_EQ(sizeOf(spec), 96 * MiB);
-	auto again = ceph_.ensureImage(spec);
+	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
 	EXPECT_EQ(*again, Change::Unchanged);
 	/* The grow left no watcher of ours behind. */
-	auto info = ceph_.imageInfo(spec);
+	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_TRUE(info->watchers.empty());
 }
@@ -135,7 +135,7 @@ TEST_F(EnsureImage, AnExistingImageWithoutCreateIsLeftAlone)
 	const std::string name = uniqueImageName("existing");
 	rbdAdmin({ "create", "--size", "8M", "rbd/" + name });
 
-	auto result = ceph_.ensureImage(specFor(name));
+	auto result = ceph_.ensureImage(imageRequestOf(specFor(name)));
 	ASSERT_TRUE(result) << result.error().message;
 	EXPECT_EQ(*result, Change::Unchanged);
 }
@@ -144,12 +144,12 @@ TEST_F(EnsureImage, AMissingImageWithoutCreateIsNotFound)
 {
 	const std::string name = uniqueImageName("missing");
 
-	auto result = ceph_.ensureImage(specFor(name));
+	auto result = ceph_.ensureImage(imageRequestOf(specFor(name)));
 	ASSERT_FALSE(result);
 	EXPECT_EQ(result.error().code, Errc::NotFound);
 	EXPECT_EQ(result.error().message,
 		  "image 'rbd/" + name + "' does not exist (and the spec has no [image.create])");
-	auto info = ceph_.imageInfo(specFor(name));
+	auto info = ceph_.imageInfo(imageRequestOf(specFor(name)));
 	ASSERT_FALSE(info);
 	EXPECT_EQ(info.error().code, Errc::NotFound);
 	EXPECT_EQ(info.error().message, "image 'rbd/" + name + "' does not exist");
@@ -160,7 +160,7 @@ TEST_F(EnsureImage, AMissingPoolIsNotFound)
 	VolumeSpec spec = specFor(uniqueImageName("nopool"), createSpec(8 * MiB));
 	spec.image.pool = "no-such-pool";
 
-	auto result = ceph_.ensureImage(spec);
+	auto result = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(result);
 	EXPECT_EQ(result.error().code, Errc::NotFound);
 	EXPECT_EQ(result.error().message, "pool 'no-such-pool' does not exist");
@@ -176,20 +176,20 @@ TEST_F(EnsureImage, ASnapshotIsOnlyCheckedForExistence)
 	spec.image.snapshot = "s1";
 	spec.map.readOnly = true;
 
-	auto present = ceph_.ensureImage(spec);
+	auto present = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(present) << present.error().message;
 	EXPECT_EQ(*present, Change::Unchanged);
 	EXPECT_EQ(sizeOf(specFor(name)), 8 * MiB);
 
 	spec.image.snapshot = "nope";
-	auto noSnapshot = ceph_.ensureImage(spec);
+	auto noSnapshot = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(noSnapshot);
 	EXPECT_EQ(noSnapshot.error().code, Errc::NotFound);
 	EXPECT_EQ(noSnapshot.error().message,
 		  "snapshot 'nope' of image 'rbd/" + name + "' does not exist");
 
 	spec.image.name = uniqueImageName("snap-missing");
-	auto noImage = ceph_.ensureImage(spec);
+	auto noImage = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(noImage);
 	EXPECT_EQ(noImage.error().code, Errc::NotFound);
 	EXPECT_EQ(noImage.error().message,
@@ -204,13 +204,13 @@ TEST_F(EnsureImage, CreatesInAnExistingNamespaceOnly)
 	VolumeSpec spec = specFor(uniqueImageName("in-ns"), createSpec(8 * MiB));
 	spec.image.radosNamespace = space;
 
-	auto created = ceph_.ensureImage(spec);
+	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
 	EXPECT_EQ(*created, Change::Changed);
 	EXPECT_NE(rbdAdmin({ "ls", "rbd/" + space }).find(spec.image.name), std::string::npos);
 
 	spec.image.radosNamespace = "no-such-namespace";
-	auto missing = ceph_.ensureImage(spec);
+	auto missing = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(missing);
 	EXPECT_EQ(missing.error().code, Errc::NotFound);
 	EXPECT_EQ(missing.error().message,

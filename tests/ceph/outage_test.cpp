@@ -42,14 +42,14 @@ TEST_F(Outage, CallsTimeOutWhileTheClusterIsDownAndSucceedOnceItIsBack)
 {
 	LibrbdCluster ceph(CephTimeouts{ seconds(3), seconds(5) });
 	const VolumeSpec spec = specFor(uniqueImageName("outage"), createSpec(8 * MiB));
-	auto created = ceph.ensureImage(spec);
+	auto created = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
 	ASSERT_EQ(ceph.connectionCount(), 1U);
 
 	stopCluster();
 	/* The cached connection's calls are bounded by the operation timeout... */
 	auto start = Clock::now();
-	auto cached = ceph.imageInfo(spec);
+	auto cached = ceph.imageInfo(imageRequestOf(spec));
 	ASSERT_FALSE(cached);
 	EXPECT_EQ(cached.error().code, Errc::Timeout) << cached.error().message;
 	EXPECT_LT(secondsSince(start), 5 + 5.0);
@@ -58,13 +58,13 @@ TEST_F(Outage, CallsTimeOutWhileTheClusterIsDownAndSucceedOnceItIsBack)
 	/* ...and the suspect connection is dropped, so the next call connects anew. */
 	EXPECT_EQ(ceph.connectionCount(), 0U);
 	start = Clock::now();
-	auto fresh = ceph.ensureImage(spec);
+	auto fresh = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_FALSE(fresh);
 	EXPECT_EQ(fresh.error().code, Errc::Timeout) << fresh.error().message;
 	EXPECT_LT(secondsSince(start), 3 + 5.0);
 
 	startCluster();
-	auto back = ceph.ensureImage(spec);
+	auto back = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(back) << back.error().message;
 	EXPECT_EQ(*back, Change::Unchanged);
 }

@@ -19,7 +19,7 @@ protected:
 	{
 		spec_ = specFor(uniqueImageName("writer"),
 				createSpec(16 * MiB, { "layering", "exclusive-lock" }));
-		auto created = ceph_.ensureImage(spec_);
+		auto created = ceph_.ensureImage(imageRequestOf(spec_));
 		ASSERT_TRUE(created) << created.error().message;
 	}
 
@@ -29,10 +29,10 @@ protected:
 
 TEST_F(SoleWriter, AnImageNobodyUsesIsFine)
 {
-	auto sole = ceph_.checkSoleWriter(spec_);
+	auto sole = ceph_.checkSoleWriter(imageRequestOf(spec_));
 	EXPECT_TRUE(sole) << sole.error().message;
 	/* Neither that check nor imageInfo made us a watcher. */
-	auto info = ceph_.imageInfo(spec_);
+	auto info = ceph_.imageInfo(imageRequestOf(spec_));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_TRUE(info->watchers.empty());
 	EXPECT_TRUE(info->lockOwners.empty());
@@ -43,7 +43,7 @@ TEST_F(SoleWriter, AnImageOpenElsewhereIsBusyNamingTheClient)
 	ImageHolder holder;
 	ASSERT_EQ(holder.hold(spec_.image.name), "");
 
-	auto info = ceph_.imageInfo(spec_);
+	auto info = ceph_.imageInfo(imageRequestOf(spec_));
 	ASSERT_TRUE(info) << info.error().message;
 	ASSERT_EQ(info->watchers.size(), 1U);
 	ASSERT_EQ(info->lockOwners.size(), 1U);
@@ -54,7 +54,7 @@ TEST_F(SoleWriter, AnImageOpenElsewhereIsBusyNamingTheClient)
 	EXPECT_EQ(client.rfind("client.", 0), 0U) << watcher;
 	EXPECT_EQ(info->lockOwners.front(), address);
 
-	auto sole = ceph_.checkSoleWriter(spec_);
+	auto sole = ceph_.checkSoleWriter(imageRequestOf(spec_));
 	ASSERT_FALSE(sole);
 	EXPECT_EQ(sole.error().code, Errc::Busy);
 	EXPECT_EQ(sole.error().message,
@@ -64,15 +64,15 @@ TEST_F(SoleWriter, AnImageOpenElsewhereIsBusyNamingTheClient)
 
 	VolumeSpec readOnly = spec_;
 	readOnly.map.readOnly = true;
-	auto shared = ceph_.checkSoleWriter(readOnly);
+	auto shared = ceph_.checkSoleWriter(imageRequestOf(readOnly));
 	EXPECT_TRUE(shared) << shared.error().message;
 	VolumeSpec multiWriter = spec_;
 	multiWriter.map.multiWriter = true;
-	auto multi = ceph_.checkSoleWriter(multiWriter);
+	auto multi = ceph_.checkSoleWriter(imageRequestOf(multiWriter));
 	EXPECT_TRUE(multi) << multi.error().message;
 
 	holder.release();
-	auto free = ceph_.checkSoleWriter(spec_);
+	auto free = ceph_.checkSoleWriter(imageRequestOf(spec_));
 	EXPECT_TRUE(free) << free.error().message;
 }
 
@@ -84,10 +84,10 @@ TEST_F(SoleWriter, AnImageInUseIsGrownThroughItsLockOwner)
 	VolumeSpec larger = spec_;
 	larger.image.create->sizeBytes = 48 * MiB;
 
-	auto grown = ceph_.ensureImage(larger);
+	auto grown = ceph_.ensureImage(imageRequestOf(larger));
 	ASSERT_TRUE(grown) << grown.error().message;
 	EXPECT_EQ(*grown, Change::Changed);
-	auto info = ceph_.imageInfo(spec_);
+	auto info = ceph_.imageInfo(imageRequestOf(spec_));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(info->sizeBytes, 48 * MiB);
 	EXPECT_EQ(info->watchers.size(), 1U);
@@ -101,19 +101,19 @@ TEST_F(SoleWriter, AKilledClientCountsUntilItsWatchTimesOut)
 	holder.kill();
 	const auto killed = Clock::now();
 
-	auto busy = ceph_.checkSoleWriter(spec_);
+	auto busy = ceph_.checkSoleWriter(imageRequestOf(spec_));
 	ASSERT_FALSE(busy);
 	EXPECT_EQ(busy.error().code, Errc::Busy);
 
 	Result<void> sole = busy;
 	while (!sole && sole.error().code == Errc::Busy && secondsSince(killed) < 30) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(500));
-		sole = ceph_.checkSoleWriter(spec_);
+		sole = ceph_.checkSoleWriter(imageRequestOf(spec_));
 	}
 	EXPECT_TRUE(sole) << sole.error().message;
 	EXPECT_LT(secondsSince(killed), 15.0);
 	/* Its stale lock is still recorded; librbd breaks it on the next acquire. */
-	auto info = ceph_.imageInfo(spec_);
+	auto info = ceph_.imageInfo(imageRequestOf(spec_));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_TRUE(info->watchers.empty());
 	EXPECT_EQ(info->lockOwners.size(), 1U);

@@ -397,7 +397,7 @@ TEST(FuseMapper, KnowsItsLoopAfterTheServingMountWentAway)
 		s.name = "vol";
 		return s;
 	}();
-	auto unmapped = fuse.unmap(spec, *device);
+	auto unmapped = fuse.unmap(mapRequestOf(spec), *device);
 	ASSERT_TRUE(unmapped) << unmapped.error().message;
 	auto none = fuse.list();
 	ASSERT_TRUE(none);
@@ -418,7 +418,7 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 	spec.image.pool = "rbd";
 	spec.image.name = "img";
 
-	auto device = fuse.map(spec);
+	auto device = fuse.map(mapRequestOf(spec));
 	ASSERT_TRUE(device) << device.error().message;
 	auto record = readFile(runtime + "/vol.loop");
 	ASSERT_TRUE(record && *record);
@@ -441,7 +441,7 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 	ASSERT_TRUE(lost && lost->size() == 1U);
 	EXPECT_NE(lost->front().fault.find("died"), std::string::npos) << lost->front().fault;
 
-	auto unmapped = fuse.unmap(spec, *device);
+	auto unmapped = fuse.unmap(mapRequestOf(spec), *device);
 	ASSERT_TRUE(unmapped) << unmapped.error().message;
 	EXPECT_TRUE(fuse.list().value_or(std::vector<MappedImage>(1)).empty());
 	/* The unit stopped: what is still mounted there is dead, detached with the rest. */
@@ -466,11 +466,11 @@ TEST(FuseMapper, AConfigWithoutALoopIsAnOrphanThatStopOrphanClears)
 		  std::vector<std::string>{ "cut" });
 	VolumeSpec spec;
 	spec.name = "cut";
-	auto stopped = fuse.stopOrphan(spec);
+	auto stopped = fuse.stopOrphan(mapRequestOf(spec));
 	ASSERT_TRUE(stopped) << stopped.error().message;
 	EXPECT_EQ(*stopped, Change::Changed);
 	EXPECT_TRUE(fuse.orphans().value_or(std::vector<std::string>{ "?" }).empty());
-	EXPECT_EQ(fuse.stopOrphan(spec).value_or(Change::Changed), Change::Unchanged);
+	EXPECT_EQ(fuse.stopOrphan(mapRequestOf(spec)).value_or(Change::Changed), Change::Unchanged);
 	EXPECT_FALSE(isDirectory(runtime + "/cut"));
 }
 

@@ -111,7 +111,7 @@ Result<std::vector<MappedImage>> LoopImages::list()
 	return mapped;
 }
 
-Result<std::string> LoopImages::map(const VolumeSpec &spec)
+Result<std::string> LoopImages::map(const MapRequest &spec)
 {
 	auto mapped = list();
 	if (!mapped)
@@ -126,13 +126,13 @@ Result<std::string> LoopImages::map(const VolumeSpec &spec)
 	return attachLoop(path, spec.readOnly());
 }
 
-Result<Change> LoopImages::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> LoopImages::unmap(const MapRequest &spec, const std::string &device)
 {
 	(void)spec;
 	return detachUnmountedLoop(device);
 }
 
-Result<Change> LoopImages::ensureImage(const VolumeSpec &spec)
+Result<Change> LoopImages::ensureImage(const ImageRequest &spec)
 {
 	struct stat st {
 	};

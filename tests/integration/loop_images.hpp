@@ -24,20 +24,20 @@ public:
 	Result<void> resizeImage(const ImageSpec &image, uint64_t bytes);
 
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::string> map(const MapRequest &spec) override;
+	Result<Change> unmap(const MapRequest &spec, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
-	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	Result<Change> stopOrphan(const MapRequest & /*spec*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*spec*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<Change> ensureImage(const ImageRequest &spec) override;
 	/* Loop "images" have no other clients. */
-	Result<void> checkSoleWriter(const VolumeSpec & /*spec*/) override { return {}; }
+	Result<void> checkSoleWriter(const ImageRequest & /*spec*/) override { return {}; }
 
 private:
 	std::string directory_;

@@ -238,11 +238,11 @@ Result<std::vector<std::string>> FakeWorld::orphans()
 	return std::vector<std::string>(orphans_.begin(), orphans_.end());
 }
 
-Result<Change> FakeWorld::stopOrphan(const VolumeSpec &spec)
+Result<Change> FakeWorld::stopOrphan(const MapRequest &request)
 {
-	if (orphans_.erase(spec.name) == 0)
+	if (orphans_.erase(request.volume) == 0)
 		return Change::Unchanged;
-	log_.push_back("stop-orphan " + spec.name);
+	log_.push_back("stop-orphan " + request.volume);
 	return Change::Changed;
 }
 
@@ -382,12 +382,12 @@ Result<std::vector<MappedImage>> FakeWorld::list()
 	return out;
 }
 
-Result<std::string> FakeWorld::map(const VolumeSpec &spec)
+Result<std::string> FakeWorld::map(const MapRequest &request)
 {
 	const Fault *f = fault(FakeOp::Map);
 	if (f && !f->effect)
 		return faultError(FakeOp::Map);
-	const std::string key = spec.image.display();
+	const std::string key = request.image.display();
 	if (!images_.count(key))
 		return fail(Errc::NotFound, "image " + key + " does not exist");
 	for (const FakeMapping &m : mappings_) {
@@ -396,17 +396,18 @@ Result<std::string> FakeWorld::map(const VolumeSpec &spec)
 				 : Result<std::string>(m.mapped.device);
 	}
 	FakeMapping mapping;
-	const Driver driver = spec.map.driver == Driver::Auto ? Driver::Krbd : spec.map.driver;
-	mapping.mapped = MappedImage{ spec.image.pool,
-				      spec.image.radosNamespace,
-				      spec.image.name,
-				      spec.image.snapshot,
+	const Driver driver =
+		request.map.driver == Driver::Auto ? Driver::Krbd : request.map.driver;
+	mapping.mapped = MappedImage{ request.image.pool,
+				      request.image.radosNamespace,
+				      request.image.name,
+				      request.image.snapshot,
 				      "/dev/rbd" + std::to_string(nextDevice_++),
 				      driver,
-				      spec.readOnly(),
+				      request.readOnly(),
 				      {},
 				      /* as fuse and nbd mark theirs; krbd has no marker */
-				      driver == Driver::Krbd ? std::string() : spec.name };
+				      driver == Driver::Krbd ? std::string() : request.volume };
 	mappings_.push_back(mapping);
 	log_.push_back("map " + key + " " + mapping.mapped.device);
 	if (f)
@@ -414,7 +415,7 @@ Result<std::string> FakeWorld::map(const VolumeSpec &spec)
 	return mapping.mapped.device;
 }
 
-Result<Change> FakeWorld::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> FakeWorld::unmap(const MapRequest &request, const std::string &device)
 {
 	const Fault *f = fault(FakeOp::Unmap);
 	if (f && !f->effect)
@@ -426,7 +427,7 @@ Result<Change> FakeWorld::unmap(const VolumeSpec &spec, const std::string &devic
 		return fail(Errc::Busy, device + " is still mounted");
 	if (mapping->foreign)
 		violations_.push_back("unmapped a foreign mapping " + device);
-	if (imageKey(mapping->mapped) != spec.image.display())
+	if (imageKey(mapping->mapped) != request.image.display())
 		violations_.push_back("unmapped " + device + ", a mapping of another image");
 	unmapByHand(device);
 	log_.push_back("unmap " + device);
@@ -435,27 +436,27 @@ Result<Change> FakeWorld::unmap(const VolumeSpec &spec, const std::string &devic
 	return Change::Changed;
 }
 
-Result<Change> FakeWorld::ensureImage(const VolumeSpec &spec)
+Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
 {
 	const Fault *f = fault(FakeOp::EnsureImage);
 	if (f && !f->effect)
 		return faultError(FakeOp::EnsureImage);
-	const std::string key = spec.image.display();
+	const std::string key = request.image.display();
 	if (images_.count(key)) {
 		/* As librbd's resize would: grow to the spec's size, never shrink. */
 		FakeImage &image = images_.at(key);
 		Change change = Change::Unchanged;
-		if (spec.image.create && spec.image.create->sizeBytes > image.size) {
-			image.size = spec.image.create->sizeBytes;
+		if (request.image.create && request.image.create->sizeBytes > image.size) {
+			image.size = request.image.create->sizeBytes;
 			log_.push_back("resize " + key);
 			change = Change::Changed;
 		}
 		return f ? Result<Change>(faultError(FakeOp::EnsureImage)) : change;
 	}
-	if (!spec.image.create)
+	if (!request.image.create)
 		return fail(Errc::NotFound, "image " + key + " does not exist");
 	images_[key] = FakeImage{};
-	images_[key].size = spec.image.create->sizeBytes;
+	images_[key].size = request.image.create->sizeBytes;
 	log_.push_back("create " + key);
 	if (f)
 		return faultError(FakeOp::EnsureImage);
@@ -503,18 +504,18 @@ void FakeWorld::setUsers(const ImageSpec &image, std::vector<std::string> client
 	images_.at(image.display()).users = std::move(clients);
 }
 
-Result<void> FakeWorld::checkSoleWriter(const VolumeSpec &spec)
+Result<void> FakeWorld::checkSoleWriter(const ImageRequest &request)
 {
-	if (spec.readOnly() || spec.map.multiWriter)
+	if (request.readOnly || request.multiWriter)
 		return {};
-	if (orphans_.contains(spec.name))
-		return fail(Errc::Busy, "image " + spec.image.display() +
+	if (orphans_.contains(request.volume))
+		return fail(Errc::Busy, "image " + request.image.display() +
 						" is in use by its own orphan mapper; refusing a "
 						"read-write map");
-	const auto it = images_.find(spec.image.display());
+	const auto it = images_.find(request.image.display());
 	if (it == images_.end() || it->second.users.empty())
 		return {};
-	return fail(Errc::Busy, "image " + spec.image.display() + " is in use by " +
+	return fail(Errc::Busy, "image " + request.image.display() + " is in use by " +
 					it->second.users.front() + "; refusing a read-write map");
 }
 

@@ -122,17 +122,17 @@ public:
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::string> map(const MapRequest &request) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
-	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	Result<Change> stopOrphan(const MapRequest &request) override;
 	/* Fake devices follow their image at once (resizeImage). */
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*request*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const VolumeSpec &spec) override;
-	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
+	Result<Change> ensureImage(const ImageRequest &request) override;
+	Result<void> checkSoleWriter(const ImageRequest &request) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;

@@ -241,52 +241,53 @@ LibrbdCluster::LibrbdCluster(CephTimeouts timeouts) : connections_(timeouts)
 {
 }
 
-Result<LibrbdCluster::Session> LibrbdCluster::openSession(const VolumeSpec &spec)
+Result<LibrbdCluster::Session> LibrbdCluster::openSession(const ImageRequest &request)
 {
-	auto connection = connections_.get(spec.cluster);
+	auto connection = connections_.get(request.cluster);
 	if (!connection)
 		return tl::make_unexpected(connection.error());
-	auto ioctx = (*connection)->openPool(spec.image.pool, spec.image.radosNamespace);
+	auto ioctx = (*connection)->openPool(request.image.pool, request.image.radosNamespace);
 	if (!ioctx) {
-		settle(spec, Session{ *connection, nullptr }, ioctx.error());
+		settle(request, Session{ *connection, nullptr }, ioctx.error());
 		return tl::make_unexpected(ioctx.error());
 	}
 	return Session{ std::move(*connection), std::move(*ioctx) };
 }
 
-void LibrbdCluster::settle(const VolumeSpec &spec, const Session &session, const Error &error)
+void LibrbdCluster::settle(const ImageRequest &request, const Session &session, const Error &error)
 {
 	if (isConnectionFault(error))
-		connections_.drop(spec.cluster, session.connection);
+		connections_.drop(request.cluster, session.connection);
 }
 
-Result<Change> LibrbdCluster::ensureImage(const VolumeSpec &spec)
+Result<Change> LibrbdCluster::ensureImage(const ImageRequest &request)
 {
-	auto session = openSession(spec);
+	auto session = openSession(request);
 	if (!session)
 		return tl::make_unexpected(session.error());
-	auto changed = ensureOn(session->ioctx.get(), spec.image, session->connection->context());
+	auto changed =
+		ensureOn(session->ioctx.get(), request.image, session->connection->context());
 	if (!changed)
-		settle(spec, *session, changed.error());
+		settle(request, *session, changed.error());
 	return changed;
 }
 
-Result<ImageInfo> LibrbdCluster::imageInfo(const VolumeSpec &spec)
+Result<ImageInfo> LibrbdCluster::imageInfo(const ImageRequest &request)
 {
-	auto session = openSession(spec);
+	auto session = openSession(request);
 	if (!session)
 		return tl::make_unexpected(session.error());
-	auto info = readInfo(session->ioctx.get(), spec.image, session->connection->context());
+	auto info = readInfo(session->ioctx.get(), request.image, session->connection->context());
 	if (!info)
-		settle(spec, *session, info.error());
+		settle(request, *session, info.error());
 	return info;
 }
 
-Result<void> LibrbdCluster::checkSoleWriter(const VolumeSpec &spec)
+Result<void> LibrbdCluster::checkSoleWriter(const ImageRequest &request)
 {
-	if (spec.map.multiWriter || spec.readOnly())
+	if (request.multiWriter || request.readOnly)
 		return {};
-	auto info = imageInfo(spec);
+	auto info = imageInfo(request);
 	if (!info)
 		return tl::make_unexpected(info.error());
 	/*
@@ -299,7 +300,7 @@ Result<void> LibrbdCluster::checkSoleWriter(const VolumeSpec &spec)
 	if (info->watchers.empty())
 		return {};
 	return fail(Errc::Busy,
-		    "image " + spec.image.display() + " is in use by " + usersText(*info) +
+		    "image " + request.image.display() + " is in use by " + usersText(*info) +
 			    "; refusing a read-write map. Set map.multi-writer (block mode) to "
 			    "share it",
 		    EBUSY);

@@ -26,10 +26,10 @@ public:
 	 * it is larger than the spec's size (never shrunk); grown when smaller.
 	 * With a snapshot in the spec, only its existence is checked.
 	 */
-	Result<Change> ensureImage(const VolumeSpec &spec) override;
+	Result<Change> ensureImage(const ImageRequest &request) override;
 
 	/* The image (or the spec's snapshot of it) as a read-only open sees it. */
-	virtual Result<ImageInfo> imageInfo(const VolumeSpec &spec);
+	virtual Result<ImageInfo> imageInfo(const ImageRequest &request);
 
 	/*
 	 * Before a read-write map: Busy, naming them, when any other client
@@ -37,7 +37,7 @@ public:
 	 * does). A stale lock of a dead client does not count. Fine at once for
 	 * a read-only or multi-writer spec.
 	 */
-	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
+	Result<void> checkSoleWriter(const ImageRequest &request) override;
 
 	/* Identities with a live connection; for tests. */
 	size_t connectionCount() const { return connections_.size(); }
@@ -48,9 +48,9 @@ private:
 		IoCtxPtr ioctx;
 	};
 
-	Result<Session> openSession(const VolumeSpec &spec);
+	Result<Session> openSession(const ImageRequest &request);
 	/* Drops the session's connection when `error` says it went bad. */
-	void settle(const VolumeSpec &spec, const Session &session, const Error &error);
+	void settle(const ImageRequest &request, const Session &session, const Error &error);
 
 	ConnectionCache connections_;
 };

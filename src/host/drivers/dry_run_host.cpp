@@ -66,9 +66,9 @@ Result<std::vector<std::string>> DryRunHost::orphans()
 	return fuse_.orphans();
 }
 
-Result<Change> DryRunHost::stopOrphan(const VolumeSpec &spec)
+Result<Change> DryRunHost::stopOrphan(const MapRequest &request)
 {
-	return refused("stop the orphan mapper of " + spec.name);
+	return refused("stop the orphan mapper of " + request.volume);
 }
 
 Result<void> DryRunHost::start(const std::string &templateName, const std::string &instance)
@@ -86,25 +86,25 @@ Result<void> DryRunHost::stop(const std::string &templateName, const std::string
 	return refused("stop " + unitName(templateName, instance));
 }
 
-Result<std::string> DryRunHost::map(const VolumeSpec &spec)
+Result<std::string> DryRunHost::map(const MapRequest &request)
 {
-	return refused("map " + spec.image.display());
+	return refused("map " + request.image.display());
 }
 
-Result<Change> DryRunHost::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> DryRunHost::unmap(const MapRequest &request, const std::string &device)
 {
-	(void)spec;
+	(void)request;
 	return refused("unmap " + device);
 }
 
-Result<Change> DryRunHost::ensureImage(const VolumeSpec &spec)
+Result<Change> DryRunHost::ensureImage(const ImageRequest &request)
 {
-	return refused("create " + spec.image.display());
+	return refused("create " + request.image.display());
 }
 
-Result<void> DryRunHost::checkSoleWriter(const VolumeSpec &spec)
+Result<void> DryRunHost::checkSoleWriter(const ImageRequest &request)
 {
-	return refused("inspect " + spec.image.display());
+	return refused("inspect " + request.image.display());
 }
 
 Result<void> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)

@@ -36,17 +36,17 @@ private:
 	std::optional<std::string> symlinkProblem(const std::string &path) override;
 	bool mountPointLeft(const std::string &path) override;
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::string> map(const MapRequest &request) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
-	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	Result<Change> stopOrphan(const MapRequest &request) override;
 	/* A dry run never asks a mapper's server. */
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*request*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const VolumeSpec &spec) override;
-	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
+	Result<Change> ensureImage(const ImageRequest &request) override;
+	Result<void> checkSoleWriter(const ImageRequest &request) override;
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,

@@ -46,12 +46,12 @@ Result<std::vector<std::string>> MapperSet::orphans()
 }
 
 /* `call` on every driver, each Unchanged for what is not its own: Changed when one changed. */
-Result<Change> MapperSet::onEveryDriver(Result<Change> (Mapper::*call)(const VolumeSpec &),
-					const VolumeSpec &spec)
+Result<Change> MapperSet::onEveryDriver(Result<Change> (Mapper::*call)(const MapRequest &),
+					const MapRequest &request)
 {
 	Change change = Change::Unchanged;
 	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
-		auto done = (mapper->*call)(spec);
+		auto done = (mapper->*call)(request);
 		if (!done)
 			return done;
 		if (*done == Change::Changed)
@@ -60,22 +60,22 @@ Result<Change> MapperSet::onEveryDriver(Result<Change> (Mapper::*call)(const Vol
 	return change;
 }
 
-Result<Change> MapperSet::stopOrphan(const VolumeSpec &spec)
+Result<Change> MapperSet::stopOrphan(const MapRequest &request)
 {
-	return onEveryDriver(&Mapper::stopOrphan, spec);
+	return onEveryDriver(&Mapper::stopOrphan, request);
 }
 
-Result<Change> MapperSet::followImageSize(const VolumeSpec &spec)
+Result<Change> MapperSet::followImageSize(const MapRequest &request)
 {
-	return onEveryDriver(&Mapper::followImageSize, spec);
+	return onEveryDriver(&Mapper::followImageSize, request);
 }
 
-Result<std::string> MapperSet::map(const VolumeSpec &spec)
+Result<std::string> MapperSet::map(const MapRequest &request)
 {
-	return driver(chooseDriver(roots_, spec.map.driver)).map(spec);
+	return driver(chooseDriver(roots_, request.map.driver)).map(request);
 }
 
-Result<Change> MapperSet::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> MapperSet::unmap(const MapRequest &request, const std::string &device)
 {
 	auto mapped = list();
 	if (!mapped)
@@ -84,7 +84,7 @@ Result<Change> MapperSet::unmap(const VolumeSpec &spec, const std::string &devic
 					[&](const MappedImage &m) { return m.device == device; });
 	if (owner == mapped->end())
 		return Change::Unchanged;
-	return driver(owner->driver).unmap(spec, device);
+	return driver(owner->driver).unmap(request, device);
 }
 
 } /* namespace rbdvolume */

@@ -20,17 +20,17 @@ public:
 	}
 
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::string> map(const MapRequest &request) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	/* Each driver stops what it left of the volume. */
-	Result<Change> stopOrphan(const VolumeSpec &spec) override;
-	Result<Change> followImageSize(const VolumeSpec &spec) override;
+	Result<Change> stopOrphan(const MapRequest &request) override;
+	Result<Change> followImageSize(const MapRequest &request) override;
 
 private:
 	Mapper &driver(Driver which);
-	Result<Change> onEveryDriver(Result<Change> (Mapper::*call)(const VolumeSpec &),
-				     const VolumeSpec &spec);
+	Result<Change> onEveryDriver(Result<Change> (Mapper::*call)(const MapRequest &),
+				     const MapRequest &request);
 
 	Mapper &krbd_;
 	Mapper &nbd_;

@@ -179,25 +179,25 @@ Result<std::vector<MappedImage>> SafeWorld::list()
 	return FakeWorld::list();
 }
 
-Result<std::string> SafeWorld::map(const VolumeSpec &spec)
+Result<std::string> SafeWorld::map(const MapRequest &spec)
 {
-	const Call call(*this, FakeOp::Map, spec.name);
+	const Call call(*this, FakeOp::Map, spec.volume);
 	return FakeWorld::map(spec);
 }
 
-Result<Change> SafeWorld::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> SafeWorld::unmap(const MapRequest &spec, const std::string &device)
 {
-	const Call call(*this, FakeOp::Unmap, spec.name);
+	const Call call(*this, FakeOp::Unmap, spec.volume);
 	return FakeWorld::unmap(spec, device);
 }
 
-Result<Change> SafeWorld::ensureImage(const VolumeSpec &spec)
+Result<Change> SafeWorld::ensureImage(const ImageRequest &spec)
 {
-	const Call call(*this, FakeOp::EnsureImage, spec.name);
+	const Call call(*this, FakeOp::EnsureImage, spec.volume);
 	return FakeWorld::ensureImage(spec);
 }
 
-Result<void> SafeWorld::checkSoleWriter(const VolumeSpec &spec)
+Result<void> SafeWorld::checkSoleWriter(const ImageRequest &spec)
 {
 	const Call call(*this, std::nullopt, "");
 	return FakeWorld::checkSoleWriter(spec);

@@ -78,10 +78,10 @@ public:
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
-	Result<Change> ensureImage(const VolumeSpec &spec) override;
-	Result<void> checkSoleWriter(const VolumeSpec &spec) override;
+	Result<std::string> map(const MapRequest &spec) override;
+	Result<Change> unmap(const MapRequest &spec, const std::string &device) override;
+	Result<Change> ensureImage(const ImageRequest &spec) override;
+	Result<void> checkSoleWriter(const ImageRequest &spec) override;
 	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,

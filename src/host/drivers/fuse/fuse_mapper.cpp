@@ -221,19 +221,19 @@ std::string FuseMapper::faultOf(const std::string &volume, const LoopInfo &loop)
  * rbd-fuse@NAME's reload action, in that unit (followLoopSize()): stuck,
  * it holds that unit, never the daemon.
  */
-Result<Change> FuseMapper::followImageSize(const VolumeSpec &spec)
+Result<Change> FuseMapper::followImageSize(const MapRequest &request)
 {
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
 	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
-	const auto found = ours.find(spec.name);
-	if (found == ours.end() || !faultOf(spec.name, found->second).empty())
+	const auto found = ours.find(request.volume);
+	if (found == ours.end() || !faultOf(request.volume, found->second).empty())
 		return Change::Unchanged;
 	const std::string sizeFile = "/sys/block/" + baseName(found->second.device) + "/size";
 	const auto sectors = [&] { return readFile(sizeFile).value_or(std::nullopt).value_or(""); };
 	const std::string before = sectors();
-	if (auto reloaded = units_.reload(UnitTemplate, spec.name); !reloaded)
+	if (auto reloaded = units_.reload(UnitTemplate, request.volume); !reloaded)
 		return tl::make_unexpected(reloaded.error());
 	return sectors() == before ? Change::Unchanged : Change::Changed;
 }
@@ -321,26 +321,26 @@ Result<std::vector<std::string>> FuseMapper::orphans()
 	return found;
 }
 
-Result<Change> FuseMapper::stopOrphan(const VolumeSpec &spec)
+Result<Change> FuseMapper::stopOrphan(const MapRequest &request)
 {
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
-	if (loopsByVolume(*loops).contains(spec.name))
+	if (loopsByVolume(*loops).contains(request.volume))
 		return Change::Unchanged; /* it has its device: not an orphan */
 	struct stat st {
 	};
-	if (::stat(paths_.config(spec.name).c_str(), &st) != 0 && errno == ENOENT)
+	if (::stat(paths_.config(request.volume).c_str(), &st) != 0 && errno == ENOENT)
 		return Change::Unchanged;
-	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+	if (auto stopped = units_.stop(UnitTemplate, request.volume); !stopped)
 		return tl::make_unexpected(stopped.error());
-	dropFiles(spec.name);
+	dropFiles(request.volume);
 	return Change::Changed;
 }
 
-Result<void> FuseMapper::waitForImage(const VolumeSpec &spec)
+Result<void> FuseMapper::waitForImage(const MapRequest &request)
 {
-	const std::string file = paths_.imageFile(spec.name, spec.image.name);
+	const std::string file = paths_.imageFile(request.volume, request.image.name);
 	const auto deadline = std::chrono::steady_clock::now() + config_.startTimeout;
 	for (;;) {
 		struct stat st {
@@ -349,10 +349,11 @@ Result<void> FuseMapper::waitForImage(const VolumeSpec &spec)
 			return {};
 		if (std::chrono::steady_clock::now() >= deadline)
 			return fail(Errc::Timeout,
-				    "rbd-fuse did not show " + spec.image.display() + " within " +
+				    "rbd-fuse did not show " + request.image.display() +
+					    " within " +
 					    std::to_string(config_.startTimeout.count()) +
 					    " ms (see journalctl -u " +
-					    unitName(UnitTemplate, spec.name) + ")",
+					    unitName(UnitTemplate, request.volume) + ")",
 				    ETIMEDOUT);
 		std::this_thread::sleep_for(std::chrono::milliseconds(20));
 	}
@@ -388,13 +389,13 @@ void FuseMapper::dropFiles(const std::string &volume)
 	(void)rmdir(paths_.mountPoint(volume).c_str());
 }
 
-Result<std::string> FuseMapper::map(const VolumeSpec &spec)
+Result<std::string> FuseMapper::map(const MapRequest &request)
 {
-	if (!spec.image.snapshot.empty())
+	if (!request.image.snapshot.empty())
 		return fail(Errc::Unsupported, "the fuse driver cannot map a snapshot (" +
-						       spec.image.display() +
+						       request.image.display() +
 						       "): rbd-fuse shows image heads only");
-	if (spec.map.exclusive)
+	if (request.map.exclusive)
 		return fail(Errc::Unsupported,
 			    "the fuse driver cannot honour map.exclusive: rbd-fuse "
 			    "takes no exclusive lock; use the krbd or nbd driver");
@@ -402,41 +403,42 @@ Result<std::string> FuseMapper::map(const VolumeSpec &spec)
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
 	for (const MappedImage &m : *mapped) {
-		if (mapsImage(m, spec.image))
+		if (mapsImage(m, request.image))
 			return m.device; /* never map an image twice */
 	}
 
 	/* The config first: a crash from here on leaves an orphan we know to stop. */
 	if (auto made = makeDirectories(config_.runtimeDir, 0700); !made)
 		return tl::make_unexpected(made.error());
-	const auto config = formatFuseVolume(FuseVolume::fromSpec(spec));
+	const auto config = formatFuseVolume(FuseVolume::of(request));
 	if (!config)
 		return tl::make_unexpected(config.error());
-	if (auto written = writeFileAtomic(paths_.config(spec.name), *config, 0600); !written)
+	if (auto written = writeFileAtomic(paths_.config(request.volume), *config, 0600); !written)
 		return tl::make_unexpected(written.error());
-	if (auto started = units_.start(UnitTemplate, spec.name); !started)
+	if (auto started = units_.start(UnitTemplate, request.volume); !started)
 		return tl::make_unexpected(started.error());
-	if (auto shown = waitForImage(spec); !shown) {
-		(void)units_.stop(UnitTemplate, spec.name);
-		dropFiles(spec.name);
+	if (auto shown = waitForImage(request); !shown) {
+		(void)units_.stop(UnitTemplate, request.volume);
+		dropFiles(request.volume);
 		return tl::make_unexpected(shown.error());
 	}
-	auto device = attachLoop(paths_.imageFile(spec.name, spec.image.name), spec.readOnly());
+	auto device = attachLoop(paths_.imageFile(request.volume, request.image.name),
+				 request.readOnly());
 	if (!device)
 		return device;
-	if (auto recorded = recordLoop(spec.name, *device); !recorded)
+	if (auto recorded = recordLoop(request.volume, *device); !recorded)
 		return tl::make_unexpected(recorded.error());
 	return device;
 }
 
-Result<Change> FuseMapper::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> FuseMapper::unmap(const MapRequest &request, const std::string &device)
 {
 	auto change = detachUnmountedLoop(device, config_.deviceTimeout);
 	if (!change)
 		return change;
-	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+	if (auto stopped = units_.stop(UnitTemplate, request.volume); !stopped)
 		return tl::make_unexpected(stopped.error());
-	dropFiles(spec.name);
+	dropFiles(request.volume);
 	return *change;
 }
 

@@ -64,12 +64,12 @@ public:
 	}
 
 	Result<std::vector<MappedImage>> list() override;
-	Result<std::string> map(const VolumeSpec &spec) override;
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<std::string> map(const MapRequest &request) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
-	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	Result<Change> stopOrphan(const MapRequest &request) override;
 	/* rbd-fuse@NAME's reload does it: see followLoopSize(). */
-	Result<Change> followImageSize(const VolumeSpec &spec) override;
+	Result<Change> followImageSize(const MapRequest &request) override;
 
 	static constexpr const char *UnitTemplate = "rbd-fuse";
 
@@ -78,7 +78,7 @@ private:
 	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
 	std::optional<std::pair<pid_t, char>> serverState(const std::string &volume) const;
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
-	Result<void> waitForImage(const VolumeSpec &spec);
+	Result<void> waitForImage(const MapRequest &request);
 	Result<void> recordLoop(const std::string &volume, const std::string &device);
 	void dropFiles(const std::string &volume);
 

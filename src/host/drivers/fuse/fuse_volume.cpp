@@ -7,17 +7,17 @@
 
 namespace rbdvolume {
 
-FuseVolume FuseVolume::fromSpec(const VolumeSpec &spec)
+FuseVolume FuseVolume::of(const MapRequest &request)
 {
 	FuseVolume volume;
-	volume.pool = spec.image.pool;
-	volume.radosNamespace = spec.image.radosNamespace;
-	volume.image = spec.image.name;
-	volume.conf = spec.cluster.conf;
-	volume.clientId = spec.cluster.clientId;
-	volume.keyring = spec.cluster.keyring;
-	volume.keyfile = spec.cluster.keyfile;
-	for (const std::string &monitor : spec.cluster.monitors)
+	volume.pool = request.image.pool;
+	volume.radosNamespace = request.image.radosNamespace;
+	volume.image = request.image.name;
+	volume.conf = request.cluster.conf;
+	volume.clientId = request.cluster.clientId;
+	volume.keyring = request.cluster.keyring;
+	volume.keyfile = request.cluster.keyfile;
+	for (const std::string &monitor : request.cluster.monitors)
 		volume.monitors += (volume.monitors.empty() ? "" : ",") + monitor;
 	return volume;
 }

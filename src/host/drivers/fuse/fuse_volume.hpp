@@ -13,6 +13,7 @@
 
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
+#include "engine/ports.hpp"
 
 namespace rbdvolume {
 
@@ -26,7 +27,7 @@ struct FuseVolume {
 	std::string keyfile;
 	std::string monitors; /* comma-separated; "" uses the conf's */
 
-	static FuseVolume fromSpec(const VolumeSpec &spec);
+	static FuseVolume of(const MapRequest &request);
 	bool operator==(const FuseVolume &) const = default;
 };
 

@@ -10,9 +10,9 @@ namespace rbdvolume {
 
 namespace {
 
-bool hasOption(const VolumeSpec &spec, const char *option)
+bool hasOption(const MapRequest &request, const char *option)
 {
-	const auto &options = spec.map.krbdOptions;
+	const auto &options = request.map.krbdOptions;
 	return std::find(options.begin(), options.end(), option) != options.end();
 }
 
@@ -56,21 +56,21 @@ std::string lastLine(std::string text)
  * map.krbd.options. --read-only and --exclusive are applied by rbd after
  * -o, so they win over any option there.
  */
-Command krbdMapCommand(const DriverTools &tools, const VolumeSpec &spec)
+Command krbdMapCommand(const DriverTools &tools, const MapRequest &request)
 {
 	Command command;
 	command.timeout = tools.mapTimeout;
 	command.argv = { tools.rbd, "device", "map", "--device-type", "krbd" };
-	appendClusterArgs(command.argv, spec.cluster);
-	if (spec.map.readOnly)
+	appendClusterArgs(command.argv, request.cluster);
+	if (request.map.readOnly)
 		command.argv.emplace_back("--read-only");
-	if (spec.map.exclusive)
+	if (request.map.exclusive)
 		command.argv.emplace_back("--exclusive");
-	if (!spec.map.krbdOptions.empty()) {
+	if (!request.map.krbdOptions.empty()) {
 		command.argv.emplace_back("-o");
-		command.argv.push_back(join(spec.map.krbdOptions, ','));
+		command.argv.push_back(join(request.map.krbdOptions, ','));
 	}
-	command.argv.push_back(spec.image.display());
+	command.argv.push_back(request.image.display());
 	return command;
 }
 
@@ -81,13 +81,13 @@ Command krbdMapCommand(const DriverTools &tools, const VolumeSpec &spec)
  * "noudev" follows the map's, since a host without udev would otherwise wait
  * for a "remove" event that never comes.
  */
-Command krbdUnmapCommand(const DriverTools &tools, const VolumeSpec &spec,
+Command krbdUnmapCommand(const DriverTools &tools, const MapRequest &request,
 			 const std::string &device)
 {
 	Command command;
 	command.timeout = tools.unmapTimeout;
 	command.argv = { tools.rbd, "device", "unmap", "--device-type", "krbd" };
-	if (hasOption(spec, "noudev")) {
+	if (hasOption(request, "noudev")) {
 		command.argv.emplace_back("-o");
 		command.argv.emplace_back("noudev");
 	}
@@ -101,36 +101,36 @@ Result<std::vector<MappedImage>> KrbdMapper::list()
 }
 
 /* `rbd device map` would map an image twice: only a missing mapping is mapped. */
-Result<std::string> KrbdMapper::map(const VolumeSpec &spec)
+Result<std::string> KrbdMapper::map(const MapRequest &request)
 {
 	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
-		if (mapsImage(mapped, spec.image))
+		if (mapsImage(mapped, request.image))
 			return mapped.device;
 	}
-	const Command command = krbdMapCommand(tools_, spec);
+	const Command command = krbdMapCommand(tools_, request);
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());
 	if (!output->succeeded())
-		return toolFailure("rbd device map " + spec.image.display(), *output);
-	return mappedDevice(spec, *output);
+		return toolFailure("rbd device map " + request.image.display(), *output);
+	return mappedDevice(request, *output);
 }
 
 /*
  * The device is what sysfs says maps the image, not what rbd printed: the
  * printed name must be one of those, and without one there must be exactly one.
  */
-Result<std::string> KrbdMapper::mappedDevice(const VolumeSpec &spec, const CommandOutput &output)
+Result<std::string> KrbdMapper::mappedDevice(const MapRequest &request, const CommandOutput &output)
 {
 	const std::string printed = lastLine(output.out);
 	std::vector<std::string> devices;
 	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
-		if (mapsImage(mapped, spec.image))
+		if (mapsImage(mapped, request.image))
 			devices.push_back(mapped.device);
 	}
 	if (std::find(devices.begin(), devices.end(), printed) != devices.end())
 		return printed;
-	const std::string what = "rbd device map " + spec.image.display() + " succeeded";
+	const std::string what = "rbd device map " + request.image.display() + " succeeded";
 	if (devices.empty())
 		return fail(Errc::Io, what + " but no device in " + roots_.sysfs +
 					      "/bus/rbd/devices maps the image");
@@ -141,18 +141,18 @@ Result<std::string> KrbdMapper::mappedDevice(const VolumeSpec &spec, const Comma
 	return devices.front();
 }
 
-Result<Change> KrbdMapper::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> KrbdMapper::unmap(const MapRequest &request, const std::string &device)
 {
 	const auto mappings = listKrbdMappings(roots_);
 	const auto found = std::find_if(mappings.begin(), mappings.end(),
 					[&](const MappedImage &m) { return m.device == device; });
 	if (found == mappings.end())
 		return Change::Unchanged;
-	if (!mapsImage(*found, spec.image))
+	if (!mapsImage(*found, request.image))
 		return fail(Errc::Conflict, device + " maps " + displayOf(*found) + ", not " +
-						    spec.image.display() +
+						    request.image.display() +
 						    ": refusing to unmap it");
-	const Command command = krbdUnmapCommand(tools_, spec, device);
+	const Command command = krbdUnmapCommand(tools_, request, device);
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());

@@ -10,8 +10,8 @@
 namespace rbdvolume {
 
 /* The exact command lines, exposed so unit tests can pin them. */
-Command krbdMapCommand(const DriverTools &tools, const VolumeSpec &spec);
-Command krbdUnmapCommand(const DriverTools &tools, const VolumeSpec &spec,
+Command krbdMapCommand(const DriverTools &tools, const MapRequest &request);
+Command krbdUnmapCommand(const DriverTools &tools, const MapRequest &request,
 			 const std::string &device);
 
 class KrbdMapper : public Mapper
@@ -25,23 +25,23 @@ public:
 	/* The krbd mappings only; a host-wide list joins every driver's. */
 	Result<std::vector<MappedImage>> list() override;
 	/* The image's existing krbd device, or a new one, as sysfs shows it. */
-	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<std::string> map(const MapRequest &request) override;
 	/* Unchanged when `device` is no longer mapped; Conflict when it maps another image. */
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	/* krbd has no process of its own: never an orphan. */
 	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
-	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	Result<Change> stopOrphan(const MapRequest & /*request*/) override
 	{
 		return Change::Unchanged;
 	}
 	/* krbd devices follow their image's size (the kernel watches the header). */
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*request*/) override
 	{
 		return Change::Unchanged;
 	}
 
 private:
-	Result<std::string> mappedDevice(const VolumeSpec &spec, const CommandOutput &output);
+	Result<std::string> mappedDevice(const MapRequest &request, const CommandOutput &output);
 
 	CommandRunner &runner_;
 	DriverTools tools_;

@@ -55,9 +55,9 @@ bool parseSeconds(const std::string &text, unsigned &out)
  * the image, so a spec that now names another image never attaches it to
  * the kernel device still holding the old one.
  */
-std::string nbdCookie(const VolumeSpec &spec)
+std::string nbdCookie(const MapRequest &request)
 {
-	return "rbd-volume." + spec.name + "." + hex(fnv1a(spec.image.display()));
+	return "rbd-volume." + request.volume + "." + hex(fnv1a(request.image.display()));
 }
 
 std::string nbdConfigPath(const std::string &directory, const std::string &volume)
@@ -70,16 +70,16 @@ std::string nbdConfigPath(const std::string &directory, const std::string &volum
  * nbd index's io timeout across mappings, so leaving it out inherits the
  * last user's. The spec may set either; the rest pass through unchanged.
  */
-NbdVolumeConfig nbdConfigFor(const VolumeSpec &spec, const DriverTools &tools)
+NbdVolumeConfig nbdConfigFor(const MapRequest &request, const DriverTools &tools)
 {
 	NbdVolumeConfig config;
 	config.rbdNbd = tools.rbdNbd;
-	config.image = spec.image.display();
-	config.cookie = nbdCookie(spec);
-	config.cluster = spec.cluster;
-	config.readOnly = spec.map.readOnly;
-	config.exclusive = spec.map.exclusive;
-	for (const std::string &option : spec.map.nbdOptions) {
+	config.image = request.image.display();
+	config.cookie = nbdCookie(request);
+	config.cluster = request.cluster;
+	config.readOnly = request.map.readOnly;
+	config.exclusive = request.map.exclusive;
+	for (const std::string &option : request.map.nbdOptions) {
 		const auto [name, value] = splitOption(option);
 		unsigned seconds = 0;
 		if (name == "reattach-timeout" && parseSeconds(value, seconds))

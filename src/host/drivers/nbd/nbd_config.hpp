@@ -11,6 +11,7 @@
 #include "common/result.hpp"
 #include "config/tool_config.hpp"
 #include "config/volume_spec.hpp"
+#include "engine/ports.hpp"
 
 namespace rbdvolume {
 
@@ -32,11 +33,11 @@ struct NbdVolumeConfig {
 };
 
 /* The backend cookie the kernel keeps for the volume's device: "rbd-volume.NAME.HASH". */
-std::string nbdCookie(const VolumeSpec &spec);
+std::string nbdCookie(const MapRequest &request);
 
 std::string nbdConfigPath(const std::string &directory, const std::string &volume);
 
-NbdVolumeConfig nbdConfigFor(const VolumeSpec &spec, const DriverTools &tools);
+NbdVolumeConfig nbdConfigFor(const MapRequest &request, const DriverTools &tools);
 
 /* "key=value" lines; InvalidArgument when a value holds a newline. */
 Result<std::string> formatNbdConfig(const NbdVolumeConfig &config);

@@ -67,24 +67,24 @@ Result<void> NbdMapper::unmapDevice(const std::string &device)
 }
 
 /* rbd-nbd, like rbd, maps an image twice when asked: only a missing mapping is mapped. */
-Result<std::string> NbdMapper::map(const VolumeSpec &spec)
+Result<std::string> NbdMapper::map(const MapRequest &request)
 {
-	if (auto problem = volumeNameProblem(spec.name))
+	if (auto problem = volumeNameProblem(request.volume))
 		return fail(Errc::InvalidArgument, std::move(*problem));
-	if (const auto served = devicesServing(roots_, spec.image); !served.empty())
+	if (const auto served = devicesServing(roots_, request.image); !served.empty())
 		return served.front();
-	if (auto previous = servedBefore(spec); !previous)
+	if (auto previous = servedBefore(request); !previous)
 		return tl::make_unexpected(previous.error());
 	/*
 	 * A device holding our cookie with no server is one whose rbd-nbd died:
 	 * starting the unit attaches a new server to it, as a map would not.
 	 */
-	if (auto written = writeConfig(spec); !written)
+	if (auto written = writeConfig(request); !written)
 		return tl::make_unexpected(written.error());
 	/* Under systemd, start returns once the unit's ExecStartPost saw the device. */
-	if (auto started = units_.start(UnitTemplate, spec.name); !started)
+	if (auto started = units_.start(UnitTemplate, request.volume); !started)
 		return tl::make_unexpected(started.error());
-	return awaitDevice(spec);
+	return awaitDevice(request);
 }
 
 /*
@@ -92,39 +92,39 @@ Result<std::string> NbdMapper::map(const VolumeSpec &spec)
  * while it was mapped): starting it would do nothing, so say what is in the
  * way instead of waiting for a cookie that cannot come.
  */
-Result<void> NbdMapper::servedBefore(const VolumeSpec &spec)
+Result<void> NbdMapper::servedBefore(const MapRequest &request)
 {
-	const std::string path = nbdConfigPath(tools_.nbdConfigDir, spec.name);
+	const std::string path = nbdConfigPath(tools_.nbdConfigDir, request.volume);
 	auto text = readFile(path);
 	if (!text || !*text)
 		return {};
 	auto previous = parseNbdConfig(**text, path);
-	if (!previous || previous->cookie == nbdCookie(spec))
+	if (!previous || previous->cookie == nbdCookie(request))
 		return {};
 	if (auto device = nbdDeviceWithCookie(roots_, previous->cookie))
-		return fail(Errc::Conflict, unitName(UnitTemplate, spec.name) + " still serves " +
-						    previous->image + " on " + *device +
-						    ": unmap it before mapping " +
-						    spec.image.display());
+		return fail(Errc::Conflict, unitName(UnitTemplate, request.volume) +
+						    " still serves " + previous->image + " on " +
+						    *device + ": unmap it before mapping " +
+						    request.image.display());
 	return {};
 }
 
-Result<void> NbdMapper::writeConfig(const VolumeSpec &spec)
+Result<void> NbdMapper::writeConfig(const MapRequest &request)
 {
-	auto text = formatNbdConfig(nbdConfigFor(spec, tools_));
+	auto text = formatNbdConfig(nbdConfigFor(request, tools_));
 	if (!text)
 		return tl::make_unexpected(text.error());
 	/* 0700/0600: it names the keyring, and only root's units read it. */
 	if (auto made = makeDirectories(tools_.nbdConfigDir, 0700); !made)
 		return made;
-	return writeFileAtomic(nbdConfigPath(tools_.nbdConfigDir, spec.name), *text, 0600);
+	return writeFileAtomic(nbdConfigPath(tools_.nbdConfigDir, request.volume), *text, 0600);
 }
 
-Result<std::string> NbdMapper::awaitDevice(const VolumeSpec &spec)
+Result<std::string> NbdMapper::awaitDevice(const MapRequest &request)
 {
-	const std::string cookie = nbdCookie(spec);
+	const std::string cookie = nbdCookie(request);
 	const NbdCheck check = waitForNbd(
-		[&] { return checkNbd(roots_, cookie, devicesServing(roots_, spec.image)); },
+		[&] { return checkNbd(roots_, cookie, devicesServing(roots_, request.image)); },
 		std::chrono::steady_clock::now() + tools_.nbdReadyTimeout, tools_.nbdPollInterval);
 	switch (check.state) {
 	case NbdState::Ready:
@@ -132,26 +132,26 @@ Result<std::string> NbdMapper::awaitDevice(const VolumeSpec &spec)
 	case NbdState::NotNetlink:
 		return fail(
 			Errc::Unsupported,
-			"rbd-nbd mapped " + spec.image.display() + " on " + check.device +
+			"rbd-nbd mapped " + request.image.display() + " on " + check.device +
 				" through the ioctl interface (no netlink nbd, or a kernel "
 				"older than 5.14 without /sys/block/nbdN/backend): it could not "
 				"survive a restart of rbd-nbd, so it was unmapped again" +
-				rollBack(spec, check.device));
+				rollBack(request, check.device));
 	case NbdState::Absent:
 		break;
 	}
-	return fail(Errc::Timeout, unitName(UnitTemplate, spec.name) +
+	return fail(Errc::Timeout, unitName(UnitTemplate, request.volume) +
 					   " started, but no /dev/nbd* carries cookie " + cookie +
 					   " within " +
 					   std::to_string(tools_.nbdReadyTimeout.count()) + " ms");
 }
 
-std::string NbdMapper::rollBack(const VolumeSpec &spec, const std::string &device)
+std::string NbdMapper::rollBack(const MapRequest &request, const std::string &device)
 {
 	std::string problems;
 	if (auto unmapped = unmapDevice(device); !unmapped)
 		problems += "; " + unmapped.error().message;
-	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+	if (auto stopped = units_.stop(UnitTemplate, request.volume); !stopped)
 		problems += "; " + stopped.error().message;
 	return problems;
 }
@@ -189,16 +189,16 @@ Result<std::vector<std::string>> NbdMapper::orphans()
 	return found;
 }
 
-Result<Change> NbdMapper::stopOrphan(const VolumeSpec &spec)
+Result<Change> NbdMapper::stopOrphan(const MapRequest &request)
 {
-	const std::string path = nbdConfigPath(tools_.nbdConfigDir, spec.name);
+	const std::string path = nbdConfigPath(tools_.nbdConfigDir, request.volume);
 	auto text = readFile(path);
 	if (!text || !*text)
 		return Change::Unchanged;
 	auto config = parseNbdConfig(**text, path);
 	if (config && !isOrphan(*config))
 		return Change::Unchanged;
-	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+	if (auto stopped = units_.stop(UnitTemplate, request.volume); !stopped)
 		return tl::make_unexpected(stopped.error());
 	(void)unlink(path.c_str());
 	return Change::Changed;
@@ -209,16 +209,16 @@ Result<Change> NbdMapper::stopOrphan(const VolumeSpec &spec)
  * carries our cookie (after a re-attach the kernel's pid attribute still
  * names the dead server, so the command line cannot be found from it).
  */
-Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &device)
+Result<Change> NbdMapper::unmap(const MapRequest &request, const std::string &device)
 {
 	const std::string name = nbdDeviceName(device);
 	if (name.empty())
 		return fail(Errc::InvalidArgument, "'" + device + "' is no nbd device");
-	if (auto problem = volumeNameProblem(spec.name))
+	if (auto problem = volumeNameProblem(request.volume))
 		return fail(Errc::InvalidArgument, std::move(*problem));
-	const std::string cookie = nbdCookie(spec);
+	const std::string cookie = nbdCookie(request);
 	const std::optional<std::string> backend = nbdBackend(roots_, name);
-	const auto served = devicesServing(roots_, spec.image);
+	const auto served = devicesServing(roots_, request.image);
 	const bool ours = backend == cookie ||
 			  std::find(served.begin(), served.end(), device) != served.end();
 	if (!ours && !nbdConnected(roots_, name) && !backend) {
@@ -227,12 +227,12 @@ Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &devic
 		 * cookie sits on another device (then the unit serves that one).
 		 */
 		if (!nbdDeviceWithCookie(roots_, cookie))
-			(void)units_.stop(UnitTemplate, spec.name);
+			(void)units_.stop(UnitTemplate, request.volume);
 		return Change::Unchanged;
 	}
 	if (!ours)
 		return fail(Errc::Conflict, device + " is not rbd-volume's mapping of " +
-						    spec.image.display() +
+						    request.image.display() +
 						    ": refusing to unmap it");
 	if (deviceInUse(device))
 		return fail(Errc::Busy, device + " is in use (mounted or held): not unmapping it",
@@ -240,9 +240,9 @@ Result<Change> NbdMapper::unmap(const VolumeSpec &spec, const std::string &devic
 	if (auto unmapped = unmapDevice(device); !unmapped)
 		return tl::make_unexpected(unmapped.error());
 	/* rbd-nbd has exited 0 (no restart); this settles the unit. */
-	if (auto stopped = units_.stop(UnitTemplate, spec.name); !stopped)
+	if (auto stopped = units_.stop(UnitTemplate, request.volume); !stopped)
 		return tl::make_unexpected(stopped.error());
-	(void)unlink(nbdConfigPath(tools_.nbdConfigDir, spec.name).c_str());
+	(void)unlink(nbdConfigPath(tools_.nbdConfigDir, request.volume).c_str());
 	return Change::Changed;
 }
 

@@ -34,9 +34,9 @@ public:
 	 * up through the ioctl interface cannot survive rbd-nbd and is unmapped
 	 * again: Unsupported.
 	 */
-	Result<std::string> map(const VolumeSpec &spec) override;
+	Result<std::string> map(const MapRequest &request) override;
 	/* `rbd-nbd unmap` (a stop alone only detaches), then the unit is stopped. */
-	Result<Change> unmap(const VolumeSpec &spec, const std::string &device) override;
+	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	/*
 	 * Volumes with a config (written before the unit starts) but no device
 	 * carrying their cookie and no rbd-nbd serving their image. A device
@@ -44,9 +44,9 @@ public:
 	 * to attach) is no orphan: the healer must not be stopped.
 	 */
 	Result<std::vector<std::string>> orphans() override;
-	Result<Change> stopOrphan(const VolumeSpec &spec) override;
+	Result<Change> stopOrphan(const MapRequest &request) override;
 	/* rbd-nbd resizes its device when the image grows. */
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*request*/) override
 	{
 		return Change::Unchanged;
 	}
@@ -54,11 +54,11 @@ public:
 	static constexpr const char *UnitTemplate = "rbd-nbd";
 
 private:
-	Result<void> servedBefore(const VolumeSpec &spec);
-	Result<void> writeConfig(const VolumeSpec &spec);
-	Result<std::string> awaitDevice(const VolumeSpec &spec);
+	Result<void> servedBefore(const MapRequest &request);
+	Result<void> writeConfig(const MapRequest &request);
+	Result<std::string> awaitDevice(const MapRequest &request);
 	/* Tears down a device that came up wrong; errors are only worth a mention. */
-	std::string rollBack(const VolumeSpec &spec, const std::string &device);
+	std::string rollBack(const MapRequest &request, const std::string &device);
 	Result<void> unmapDevice(const std::string &device);
 	bool isOrphan(const NbdVolumeConfig &config) const;
 

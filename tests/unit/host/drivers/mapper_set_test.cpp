@@ -19,15 +19,15 @@ public:
 
 	Result<std::vector<MappedImage>> list() override { return mapped; }
 	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
-	Result<Change> stopOrphan(const VolumeSpec & /*spec*/) override
+	Result<Change> stopOrphan(const MapRequest & /*spec*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> followImageSize(const VolumeSpec & /*spec*/) override
+	Result<Change> followImageSize(const MapRequest & /*spec*/) override
 	{
 		return Change::Unchanged;
 	}
-	Result<std::string> map(const VolumeSpec &spec) override
+	Result<std::string> map(const MapRequest &spec) override
 	{
 		MappedImage image{ spec.image.pool,
 				   "",
@@ -42,7 +42,7 @@ public:
 		log.push_back("map " + image.device);
 		return image.device;
 	}
-	Result<Change> unmap(const VolumeSpec & /*spec*/, const std::string &device) override
+	Result<Change> unmap(const MapRequest & /*spec*/, const std::string &device) override
 	{
 		log.push_back("unmap " + device);
 		std::erase_if(mapped, [&](const MappedImage &m) { return m.device == device; });
@@ -75,15 +75,15 @@ TEST(MapperSet, MapsWithTheChosenDriverAndUnmapsWithTheOwner)
 	ListMapper fuse(Driver::Fuse, "/dev/loop");
 	MapperSet set(krbd, nbd, fuse, SystemRoots{ root.path() + "/sys", root.path() + "/proc" });
 
-	EXPECT_EQ(*set.map(volume(Driver::Auto)), "/dev/loop0");
-	EXPECT_EQ(*set.map(volume(Driver::Nbd)), "/dev/nbd0");
-	EXPECT_EQ(*set.map(volume(Driver::Krbd)), "/dev/rbd0");
+	EXPECT_EQ(*set.map(mapRequestOf(volume(Driver::Auto))), "/dev/loop0");
+	EXPECT_EQ(*set.map(mapRequestOf(volume(Driver::Nbd))), "/dev/nbd0");
+	EXPECT_EQ(*set.map(mapRequestOf(volume(Driver::Krbd))), "/dev/rbd0");
 	EXPECT_EQ(set.list()->size(), 3U);
 
-	EXPECT_EQ(*set.unmap(volume(Driver::Auto), "/dev/nbd0"), Change::Changed);
+	EXPECT_EQ(*set.unmap(mapRequestOf(volume(Driver::Auto)), "/dev/nbd0"), Change::Changed);
 	EXPECT_EQ(nbd.log, (std::vector<std::string>{ "map /dev/nbd0", "unmap /dev/nbd0" }));
 	EXPECT_TRUE(fuse.log.size() == 1 && krbd.log.size() == 1) << "only the owner unmaps";
-	EXPECT_EQ(*set.unmap(volume(Driver::Auto), "/dev/nbd0"), Change::Unchanged);
+	EXPECT_EQ(*set.unmap(mapRequestOf(volume(Driver::Auto)), "/dev/nbd0"), Change::Unchanged);
 }
 
 } /* namespace */

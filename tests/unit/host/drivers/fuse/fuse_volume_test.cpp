@@ -27,7 +27,7 @@ VolumeSpec volume()
 
 TEST(FuseVolume, ConfigRoundTrip)
 {
-	const FuseVolume described = FuseVolume::fromSpec(volume());
+	const FuseVolume described = FuseVolume::of(mapRequestOf(volume()));
 	EXPECT_EQ(described.monitors, "192.0.2.1:6789,[2001:db8::1]:3300");
 	auto parsed = parseFuseVolume(formatFuseVolume(described).value(), "data.conf");
 	ASSERT_TRUE(parsed) << parsed.error().message;
@@ -41,7 +41,7 @@ TEST(FuseVolume, ConfigRoundTrip)
 
 TEST(FuseVolume, RbdFuseRunsInTheForegroundOnOneImage)
 {
-	const FuseVolume described = FuseVolume::fromSpec(volume());
+	const FuseVolume described = FuseVolume::of(mapRequestOf(volume()));
 	EXPECT_EQ(
 		rbdFuseArgv("/usr/bin/rbd-fuse", described, "/run/rbd-volume/fuse/data"),
 		(Argv{ "/usr/bin/rbd-fuse", "/run/rbd-volume/fuse/data", "-f", "-c",

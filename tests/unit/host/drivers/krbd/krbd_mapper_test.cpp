@@ -16,7 +16,7 @@ const Argv MapPrefix = { "/usr/bin/rbd", "device", "map", "--device-type", "krbd
 
 Argv mapArgv(const VolumeSpec &spec)
 {
-	return krbdMapCommand(DriverTools{}, spec).argv;
+	return krbdMapCommand(DriverTools{}, mapRequestOf(spec)).argv;
 }
 
 Argv withPrefix(const Argv &rest)
@@ -29,7 +29,7 @@ Argv withPrefix(const Argv &rest)
 TEST(KrbdCommands, MapWithTheSpecDefaults)
 {
 	const DriverTools tools;
-	const Command command = krbdMapCommand(tools, volumeSpec());
+	const Command command = krbdMapCommand(tools, mapRequestOf(volumeSpec()));
 	EXPECT_EQ(command.argv, withPrefix({ "--id", "admin", "rbd/data" }));
 	EXPECT_EQ(command.timeout, tools.mapTimeout);
 }
@@ -103,10 +103,10 @@ TEST(KrbdCommands, ToolPathAndTimeoutFromTheConfig)
 	tools.rbd = "/opt/ceph/bin/rbd";
 	tools.mapTimeout = std::chrono::seconds(5);
 	tools.unmapTimeout = std::chrono::seconds(7);
-	const Command map = krbdMapCommand(tools, volumeSpec());
+	const Command map = krbdMapCommand(tools, mapRequestOf(volumeSpec()));
 	EXPECT_EQ(map.argv.front(), "/opt/ceph/bin/rbd");
 	EXPECT_EQ(map.timeout, std::chrono::seconds(5));
-	const Command unmap = krbdUnmapCommand(tools, volumeSpec(), "/dev/rbd0");
+	const Command unmap = krbdUnmapCommand(tools, mapRequestOf(volumeSpec()), "/dev/rbd0");
 	EXPECT_EQ(unmap.argv.front(), "/opt/ceph/bin/rbd");
 	EXPECT_EQ(unmap.timeout, std::chrono::seconds(7));
 }
@@ -118,11 +118,11 @@ TEST(KrbdCommands, UnmapByDeviceWithoutForceOrCredentials)
 	spec.cluster.keyring = "/etc/ceph/k";
 	spec.map.krbdOptions = { "queue_depth=128" };
 	EXPECT_EQ(
-		krbdUnmapCommand(tools, spec, "/dev/rbd3").argv,
+		krbdUnmapCommand(tools, mapRequestOf(spec), "/dev/rbd3").argv,
 		(Argv{ "/usr/bin/rbd", "device", "unmap", "--device-type", "krbd", "/dev/rbd3" }));
 	/* A host without udev maps with noudev, and must unmap with it too. */
 	spec.map.krbdOptions = { "noudev", "queue_depth=128" };
-	EXPECT_EQ(krbdUnmapCommand(tools, spec, "/dev/rbd3").argv,
+	EXPECT_EQ(krbdUnmapCommand(tools, mapRequestOf(spec), "/dev/rbd3").argv,
 		  (Argv{ "/usr/bin/rbd", "device", "unmap", "--device-type", "krbd", "-o", "noudev",
 			 "/dev/rbd3" }));
 }
@@ -138,7 +138,7 @@ protected:
 TEST_F(KrbdMapperTest, NeverMapsAnImageTwice)
 {
 	addKrbd(root, "2", "rbd", "", "data");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd2");
 	EXPECT_TRUE(runner.commands.empty());
@@ -150,7 +150,7 @@ TEST_F(KrbdMapperTest, OtherNamespacesAndSnapshotsAreOtherImages)
 	addKrbd(root, "1", "rbd", "", "data", "monday");
 	runner.onRun = [&](const Command &) { addKrbd(root, "4", "rbd", "", "data"); };
 	runner.answer(0, "/dev/rbd4\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd4");
 	EXPECT_EQ(runner.commands.size(), 1U);
@@ -160,7 +160,7 @@ TEST_F(KrbdMapperTest, TheNewDeviceIsFoundInSysfs)
 {
 	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
 	runner.answer(0, "/dev/rbd5\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd5");
 	ASSERT_EQ(runner.commands.size(), 1U);
@@ -171,7 +171,7 @@ TEST_F(KrbdMapperTest, SysfsDecidesWhenStdoutSaysNothing)
 {
 	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
 	runner.answer(0, "");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd5");
 }
@@ -183,7 +183,7 @@ TEST_F(KrbdMapperTest, StdoutNamingAnotherDeviceIsNotTrusted)
 		addKrbd(root, "6", "rbd", "", "other");
 	};
 	runner.answer(0, "/dev/rbd6\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Conflict);
 	EXPECT_NE(device.error().message.find("/dev/rbd5"), std::string::npos);
@@ -192,7 +192,7 @@ TEST_F(KrbdMapperTest, StdoutNamingAnotherDeviceIsNotTrusted)
 TEST_F(KrbdMapperTest, SuccessWithoutADeviceIsAnError)
 {
 	runner.answer(0, "/dev/rbd0\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Io);
 	EXPECT_NE(device.error().message.find("no device in"), std::string::npos);
@@ -203,7 +203,7 @@ TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
 	/* What rbd prints when the image is missing: hints on stdout, the error on stderr. */
 	runner.answer(2, "In some cases useful info is found in syslog - try \"dmesg | tail\".\n",
 		      "rbd: sysfs write failed\nrbd: map failed: (2) No such file or directory\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::NotFound);
 	EXPECT_EQ(device.error().sysErrno, 2);
@@ -215,7 +215,7 @@ TEST_F(KrbdMapperTest, UnsupportedFeaturesAreUnsupported)
 {
 	runner.answer(6, "RBD image feature set mismatch.\n",
 		      "rbd: map failed: (6) No such device or address\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
 }
@@ -223,7 +223,7 @@ TEST_F(KrbdMapperTest, UnsupportedFeaturesAreUnsupported)
 TEST_F(KrbdMapperTest, ATimedOutMapStaysATimeout)
 {
 	runner.error = Error{ Errc::Timeout, "'rbd' did not finish", ETIMEDOUT };
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Timeout);
 }
@@ -231,7 +231,7 @@ TEST_F(KrbdMapperTest, ATimedOutMapStaysATimeout)
 TEST_F(KrbdMapperTest, UnmapsItsImage)
 {
 	addKrbd(root, "3", "rbd", "", "data");
-	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Changed);
 	ASSERT_EQ(runner.commands.size(), 1U);
@@ -241,7 +241,7 @@ TEST_F(KrbdMapperTest, UnmapsItsImage)
 
 TEST_F(KrbdMapperTest, ADeviceNoLongerMappedIsUnchanged)
 {
-	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
 	EXPECT_TRUE(runner.commands.empty());
@@ -250,7 +250,7 @@ TEST_F(KrbdMapperTest, ADeviceNoLongerMappedIsUnchanged)
 TEST_F(KrbdMapperTest, RefusesToUnmapAnotherImage)
 {
 	addKrbd(root, "3", "rbd", "tenant", "data");
-	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Conflict);
 	EXPECT_NE(change.error().message.find("rbd/tenant/data"), std::string::npos);
@@ -263,7 +263,7 @@ TEST_F(KrbdMapperTest, ABusyDeviceIsBusy)
 	runner.answer(16, "",
 		      "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
 		      "resource busy\n");
-	auto change = mapper.unmap(volumeSpec(), "/dev/rbd3");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Busy);
 	EXPECT_EQ(change.error().message, "rbd device unmap /dev/rbd3: exit status 16: rbd: "

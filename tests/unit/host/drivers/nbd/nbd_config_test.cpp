@@ -12,27 +12,27 @@ namespace {
 TEST(NbdConfig, CookieIsStableAndBoundToTheImage)
 {
 	VolumeSpec spec = volumeSpec();
-	const std::string cookie = nbdCookie(spec);
-	EXPECT_EQ(cookie, nbdCookie(volumeSpec()));
+	const std::string cookie = nbdCookie(mapRequestOf(spec));
+	EXPECT_EQ(cookie, nbdCookie(mapRequestOf(volumeSpec())));
 	EXPECT_EQ(cookie.rfind("rbd-volume.data.", 0), 0U) << cookie;
 	EXPECT_EQ(cookie.size(), std::string("rbd-volume.data.").size() + 16);
 	spec.image.radosNamespace = "tenant";
-	EXPECT_NE(nbdCookie(spec), cookie);
+	EXPECT_NE(nbdCookie(mapRequestOf(spec)), cookie);
 	spec = volumeSpec();
 	spec.image.snapshot = "monday";
-	EXPECT_NE(nbdCookie(spec), cookie);
-	EXPECT_NE(nbdCookie(volumeSpec("other")), cookie);
+	EXPECT_NE(nbdCookie(mapRequestOf(spec)), cookie);
+	EXPECT_NE(nbdCookie(mapRequestOf(volumeSpec("other"))), cookie);
 	/* Settings that do not change which image it is keep the cookie. */
 	spec = volumeSpec();
 	spec.map.readOnly = true;
 	spec.cluster.keyring = "/k";
-	EXPECT_EQ(nbdCookie(spec), cookie);
+	EXPECT_EQ(nbdCookie(mapRequestOf(spec)), cookie);
 }
 
 TEST(NbdConfig, CookieValueIsPinned)
 {
 	/* FNV-1a 64 of "rbd/data"; a change strands devices mapped by older versions. */
-	EXPECT_EQ(nbdCookie(volumeSpec()), "rbd-volume.data.bba593f3562bf56c");
+	EXPECT_EQ(nbdCookie(mapRequestOf(volumeSpec())), "rbd-volume.data.bba593f3562bf56c");
 }
 
 TEST(NbdConfig, Path)
@@ -52,10 +52,10 @@ TEST(NbdConfig, FromTheSpec)
 	spec.map.nbdOptions = { "reattach-timeout=120", "quiesce", "max_part=15", "io-timeout=30" };
 	DriverTools tools;
 	tools.rbdNbd = "/opt/bin/rbd-nbd";
-	const NbdVolumeConfig config = nbdConfigFor(spec, tools);
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(spec), tools);
 	EXPECT_EQ(config.rbdNbd, "/opt/bin/rbd-nbd");
 	EXPECT_EQ(config.image, "rbd/tenant/data");
-	EXPECT_EQ(config.cookie, nbdCookie(spec));
+	EXPECT_EQ(config.cookie, nbdCookie(mapRequestOf(spec)));
 	EXPECT_EQ(config.cluster, spec.cluster);
 	EXPECT_TRUE(config.readOnly);
 	EXPECT_TRUE(config.exclusive);
@@ -66,7 +66,7 @@ TEST(NbdConfig, FromTheSpec)
 
 TEST(NbdConfig, TimeoutsDefaultToNeverAbortAndFiveMinutes)
 {
-	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
 	EXPECT_EQ(config.reattachTimeout, 300U);
 	EXPECT_EQ(config.ioTimeout, 0U);
 	EXPECT_TRUE(config.options.empty());
@@ -79,13 +79,13 @@ TEST(NbdConfig, FileText)
 	spec.cluster.monitors = { "10.0.0.1", "10.0.0.2" };
 	spec.map.exclusive = true;
 	spec.map.nbdOptions = { "quiesce", "quiesce-hook=/usr/libexec/hook" };
-	auto text = formatNbdConfig(nbdConfigFor(spec, DriverTools{}));
+	auto text = formatNbdConfig(nbdConfigFor(mapRequestOf(spec), DriverTools{}));
 	ASSERT_TRUE(text) << text.error().message;
 	EXPECT_EQ(*text, "# rbd-volume: what rbd-nbd@.service maps; rewritten on every map\n"
 			 "rbd-nbd=/usr/bin/rbd-nbd\n"
 			 "image=rbd/data\n"
 			 "cookie=" +
-				 nbdCookie(spec) +
+				 nbdCookie(mapRequestOf(spec)) +
 				 "\n"
 				 "id=admin\n"
 				 "keyring=/etc/ceph/ceph.client.admin.keyring\n"
@@ -110,7 +110,7 @@ TEST(NbdConfig, ReadsBackWhatItWrites)
 	spec.cluster.monitors = { "v2:[fd00::1]:3300" };
 	spec.map.readOnly = true;
 	spec.map.nbdOptions = { "encryption-format=luks2", "io-timeout=5" };
-	const NbdVolumeConfig config = nbdConfigFor(spec, DriverTools{});
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(spec), DriverTools{});
 	auto text = formatNbdConfig(config);
 	ASSERT_TRUE(text);
 	auto parsed = parseNbdConfig(*text, "data.conf");
@@ -120,7 +120,7 @@ TEST(NbdConfig, ReadsBackWhatItWrites)
 
 TEST(NbdConfig, RefusesNewlinesInValues)
 {
-	NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
 	config.options = { "quiesce-hook=/x\nrbd-nbd=/bin/evil" };
 	auto text = formatNbdConfig(config);
 	ASSERT_FALSE(text);

@@ -36,7 +36,7 @@ protected:
 				<< "RBDV_NBD_HELPER and RBDV_FAKE_RBD_NBD are set by meson test";
 		DriverTools tools;
 		tools.rbdNbd = fakeRbdNbd;
-		config = nbdConfigFor(volumeSpec(), tools);
+		config = nbdConfigFor(mapRequestOf(volumeSpec()), tools);
 		auto text = formatNbdConfig(config);
 		ASSERT_TRUE(text);
 		root.write("conf/data.conf", *text);

@@ -42,12 +42,12 @@ NbdVolumeConfig fullConfig()
 	spec.map.exclusive = true;
 	spec.map.nbdOptions = { "reattach-timeout=120", "quiesce", "quiesce-hook=/usr/libexec/hook",
 				"max_part=15" };
-	return nbdConfigFor(spec, DriverTools{});
+	return nbdConfigFor(mapRequestOf(spec), DriverTools{});
 }
 
 TEST(NbdHelperArgv, MapWithTheDefaults)
 {
-	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
 	EXPECT_EQ(rbdNbdArgv(config, ""),
 		  (Argv{ "/usr/bin/rbd-nbd", "-d", "--id", "admin", "map", "--try-netlink",
 			 "--cookie", config.cookie, "--reattach-timeout", "300", "--io-timeout",
@@ -129,7 +129,7 @@ TEST(NbdHelperArgv, DiscoveryReadsTheImageBackFromIt)
 TEST(NbdHelperDecision, MapsWhenNoDeviceCarriesTheCookie)
 {
 	const TempDir root;
-	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
 	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
 	addNbd(root, "nbd1", "", "");
 	addNbd(root, "nbd2", "12", "-");
@@ -139,7 +139,7 @@ TEST(NbdHelperDecision, MapsWhenNoDeviceCarriesTheCookie)
 TEST(NbdHelperDecision, AttachesToTheDeviceThatOutlivedItsServer)
 {
 	const TempDir root;
-	const NbdVolumeConfig config = nbdConfigFor(volumeSpec(), DriverTools{});
+	const NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
 	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
 	/* The kernel's pid attribute still names the dead server. */
 	addNbd(root, "nbd7", "4242", config.cookie);

@@ -71,7 +71,7 @@ protected:
 	HookRunner runner;
 	SystemctlUnits units{ runner };
 	NbdMapper mapper{ runner, units, tools(), rootsIn(root) };
-	const std::string cookie = nbdCookie(volumeSpec());
+	const std::string cookie = nbdCookie(mapRequestOf(volumeSpec()));
 };
 
 TEST_F(NbdMapperTest, UnmapCommandLine)
@@ -87,7 +87,7 @@ TEST_F(NbdMapperTest, UnmapCommandLine)
 TEST_F(NbdMapperTest, MapsThroughTheVolumesUnit)
 {
 	startMapsThroughNetlink();
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd0");
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
@@ -103,8 +103,8 @@ TEST_F(NbdMapperTest, WritesTheConfigBeforeStarting)
 		seenAtStart = readFile(configPath())->value_or("");
 		addNbd(root, "nbd0", "4242", cookie);
 	};
-	ASSERT_TRUE(mapper.map(spec));
-	auto expected = formatNbdConfig(nbdConfigFor(spec, tools()));
+	ASSERT_TRUE(mapper.map(mapRequestOf(spec)));
+	auto expected = formatNbdConfig(nbdConfigFor(mapRequestOf(spec), tools()));
 	ASSERT_TRUE(expected);
 	EXPECT_EQ(seenAtStart, *expected);
 	EXPECT_EQ(modeOf(configPath()), 0600U);
@@ -115,7 +115,7 @@ TEST_F(NbdMapperTest, NeverMapsAnImageTwice)
 {
 	addNbd(root, "nbd3", "77", "-");
 	addRbdNbdProcess(root, "77", "rbd/data");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd3");
 	EXPECT_TRUE(runner.commands.empty());
@@ -126,7 +126,7 @@ TEST_F(NbdMapperTest, AnOrphanedDeviceIsReattachedByStartingTheUnit)
 {
 	/* Our cookie, the dead server's pid, no process: the unit's helper will attach. */
 	addNbd(root, "nbd5", "999", cookie);
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd5");
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
@@ -137,9 +137,9 @@ TEST_F(NbdMapperTest, TheUnitStillServingAnOlderImageIsInTheWay)
 	VolumeSpec before = volumeSpec();
 	before.image.name = "old";
 	root.write("run/rbd-volume/nbd/data.conf",
-		   formatNbdConfig(nbdConfigFor(before, tools())).value());
-	addNbd(root, "nbd2", "4242", nbdCookie(before));
-	auto device = mapper.map(volumeSpec());
+		   formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
+	addNbd(root, "nbd2", "4242", nbdCookie(mapRequestOf(before)));
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Conflict);
 	EXPECT_EQ(device.error().message, "rbd-nbd@data.service still serves rbd/old on /dev/nbd2: "
@@ -152,12 +152,12 @@ TEST_F(NbdMapperTest, AnOlderConfigWithoutItsDeviceIsReplaced)
 	VolumeSpec before = volumeSpec();
 	before.image.name = "old";
 	root.write("run/rbd-volume/nbd/data.conf",
-		   formatNbdConfig(nbdConfigFor(before, tools())).value());
+		   formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
 	startMapsThroughNetlink();
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(readFile(configPath())->value_or(""),
-		  formatNbdConfig(nbdConfigFor(volumeSpec(), tools())).value());
+		  formatNbdConfig(nbdConfigFor(mapRequestOf(volumeSpec()), tools())).value());
 }
 
 TEST_F(NbdMapperTest, AFailedStartCarriesSystemctlsWords)
@@ -166,7 +166,7 @@ TEST_F(NbdMapperTest, AFailedStartCarriesSystemctlsWords)
 		      "Job for rbd-nbd@data.service failed because the control process exited "
 		      "with error code.\nSee \"systemctl status rbd-nbd@data.service\" and "
 		      "\"journalctl -xeu rbd-nbd@data.service\" for details.\n");
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Io);
 	EXPECT_EQ(device.error().message,
@@ -184,7 +184,7 @@ TEST_F(NbdMapperTest, AnIoctlMappingIsRefusedAndUndone)
 		addNbd(root, "nbd0", "4242", "-");
 		addRbdNbdProcess(root, "4242", "rbd/data");
 	};
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
 	EXPECT_NE(device.error().message.find("ioctl"), std::string::npos);
@@ -194,7 +194,7 @@ TEST_F(NbdMapperTest, AnIoctlMappingIsRefusedAndUndone)
 
 TEST_F(NbdMapperTest, ADeviceThatNeverShowsIsATimeout)
 {
-	auto device = mapper.map(volumeSpec());
+	auto device = mapper.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Timeout);
 	EXPECT_NE(device.error().message.find(cookie), std::string::npos);
@@ -202,7 +202,7 @@ TEST_F(NbdMapperTest, ADeviceThatNeverShowsIsATimeout)
 
 TEST_F(NbdMapperTest, InvalidNamesNeverReachSystemctl)
 {
-	auto device = mapper.map(volumeSpec("a-b"));
+	auto device = mapper.map(mapRequestOf(volumeSpec("a-b")));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::InvalidArgument);
 	EXPECT_TRUE(runner.commands.empty());
@@ -212,7 +212,7 @@ TEST_F(NbdMapperTest, UnmapDisconnectsThenStopsTheUnit)
 {
 	addNbd(root, "nbd0", "4242", cookie);
 	addRbdNbdProcess(root, "4242", "rbd/data");
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Changed);
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0"), Stop }));
@@ -222,7 +222,7 @@ TEST_F(NbdMapperTest, UnmapsAReattachedDeviceByItsCookie)
 {
 	/* After a re-attach the pid attribute names the dead server: only the cookie tells. */
 	addNbd(root, "nbd2", "999", cookie);
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd2");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd2");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd2"), Stop }));
 }
@@ -231,7 +231,7 @@ TEST_F(NbdMapperTest, UnmapsAnIoctlMappingOfItsImage)
 {
 	addNbd(root, "nbd1", "4242", "-");
 	addRbdNbdProcess(root, "4242", "rbd/data");
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd1");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd1");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd1"), Stop }));
 }
@@ -239,7 +239,7 @@ TEST_F(NbdMapperTest, UnmapsAnIoctlMappingOfItsImage)
 TEST_F(NbdMapperTest, AGoneDeviceIsUnchangedAndItsUnitStopped)
 {
 	addNbd(root, "nbd0", "", "-");
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
 	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Stop }));
@@ -248,7 +248,7 @@ TEST_F(NbdMapperTest, AGoneDeviceIsUnchangedAndItsUnitStopped)
 TEST_F(NbdMapperTest, AGoneDeviceLeavesTheUnitServingAnother)
 {
 	addNbd(root, "nbd4", "999", cookie);
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
 	EXPECT_TRUE(runner.commands.empty());
@@ -261,7 +261,7 @@ TEST_F(NbdMapperTest, RefusesToUnmapSomeoneElsesDevice)
 	addNbd(root, "nbd1", "55", "-");
 	root.write("proc/55/cmdline", std::string("nbd-client\0host\0/dev/nbd1\0", 26));
 	for (const char *device : { "/dev/nbd0", "/dev/nbd1" }) {
-		auto change = mapper.unmap(volumeSpec(), device);
+		auto change = mapper.unmap(mapRequestOf(volumeSpec()), device);
 		ASSERT_FALSE(change) << device;
 		EXPECT_EQ(change.error().code, Errc::Conflict);
 	}
@@ -272,7 +272,7 @@ TEST_F(NbdMapperTest, UnmapFailureStopsBeforeTheUnit)
 {
 	addNbd(root, "nbd0", "4242", cookie);
 	runner.answer(1, "", "rbd-nbd: failed to unmap: (16) Device or resource busy\n");
-	auto change = mapper.unmap(volumeSpec(), "/dev/nbd0");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Busy);
 	EXPECT_EQ(change.error().message, "rbd-nbd unmap /dev/nbd0: exit status 1: rbd-nbd: "
@@ -282,7 +282,7 @@ TEST_F(NbdMapperTest, UnmapFailureStopsBeforeTheUnit)
 
 TEST_F(NbdMapperTest, OnlyNbdDevices)
 {
-	auto change = mapper.unmap(volumeSpec(), "/dev/rbd0");
+	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd0");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::InvalidArgument);
 }
