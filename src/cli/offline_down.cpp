@@ -21,7 +21,7 @@ namespace rbdvolume::cli {
 namespace {
 
 /* A teardown never reaches the cluster: unmounts and unmaps are local. */
-class NoCluster : public Cluster
+class NoCluster : public Images
 {
 public:
 	Result<Change> ensureImage(const ImageRequest &request) override

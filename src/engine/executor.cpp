@@ -128,13 +128,13 @@ Result<Change> Run::operator()(const StopOrphanStep & /*unused*/)
 
 Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
 {
-	return host_.cluster.ensureImage(image_);
+	return host_.images.ensureImage(image_);
 }
 
 Result<Change> Run::operator()(const MapStep & /*unused*/)
 {
 	/* Single writer: never map read-write what another client is using. */
-	if (auto alone = host_.cluster.checkSoleWriter(image_); !alone)
+	if (auto alone = host_.images.checkSoleWriter(image_); !alone)
 		return tl::make_unexpected(alone.error());
 	record_.mapPending = true;
 	if (auto stored = save(); !stored)
@@ -211,7 +211,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 		return fail(Errc::Conflict, dev + " is blank and the volume is read-only");
 
 	probedDevice_.clear(); /* mkfs changes what a probe sees */
-	auto formatted = host_.formatter.format(dev, fs);
+	auto formatted = host_.filesystems.format(dev, fs);
 	if (!formatted) {
 		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
 		if (formatted.error().code == Errc::Timeout &&
@@ -255,8 +255,8 @@ Result<Change> Run::operator()(const GrowStep &s)
 				return saved(Change::Unchanged);
 		}
 	}
-	auto grown = host_.formatter.grow(dev, s.online ? spec_.staging.path : std::string(),
-					  *spec_.filesystem);
+	auto grown = host_.filesystems.grow(dev, s.online ? spec_.staging.path : std::string(),
+					    *spec_.filesystem);
 	if (!grown)
 		return grown;
 	record_.sizedBytes = *size;
@@ -265,7 +265,7 @@ Result<Change> Run::operator()(const GrowStep &s)
 
 Result<Change> Run::operator()(const CheckStep &s)
 {
-	auto checked = host_.formatter.check(device(s.device), *spec_.filesystem);
+	auto checked = host_.filesystems.check(device(s.device), *spec_.filesystem);
 	if (!checked)
 		return tl::make_unexpected(checked.error());
 	return Change::Unchanged;

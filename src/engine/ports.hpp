@@ -127,10 +127,11 @@ public:
 	virtual Result<Change> followImageSize(const MapRequest &request) = 0;
 };
 
-class Cluster
+/* The RBD images in the cluster: their existence, size and other users. */
+class Images
 {
 public:
-	virtual ~Cluster() = default;
+	virtual ~Images() = default;
 	/*
 	 * The image exists: created from request.image.create when missing,
 	 * grown (never shrunk) to its size; a mismatch is Errc::Conflict.
@@ -144,10 +145,11 @@ public:
 	virtual Result<void> checkSoleWriter(const ImageRequest &request) = 0;
 };
 
-class Formatter
+/* The filesystem on a mapped device: made, checked and grown by the filesystem's tools. */
+class Filesystems
 {
 public:
-	virtual ~Formatter() = default;
+	virtual ~Filesystems() = default;
 	/* mkfs; the caller has just probed the device blank. Never forces. */
 	virtual Result<void> format(const std::string &device, const FilesystemSpec &fs) = 0;
 	/* fsck before a read-write mount; Errc::Conflict when errors remain. */
@@ -176,8 +178,8 @@ struct Host {
 	Mounter &mounter;
 	BlockProbe &probe;
 	Mapper &mapper;
-	Cluster &cluster;
-	Formatter &formatter;
+	Images &images;
+	Filesystems &filesystems;
 	OwnershipStore &records;
 };
 

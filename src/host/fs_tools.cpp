@@ -59,7 +59,7 @@ std::vector<Command> growCommands(const ToolConfig &tools, const std::string &de
 	return { check, grow };
 }
 
-Result<void> ToolFormatter::format(const std::string &device, const FilesystemSpec &fs)
+Result<void> ToolFilesystems::format(const std::string &device, const FilesystemSpec &fs)
 {
 	const Command command = mkfsCommand(tools_, device, fs);
 	auto output = runner_.run(command);
@@ -76,7 +76,7 @@ Result<void> ToolFormatter::format(const std::string &device, const FilesystemSp
  * corrected errors are fine, uncorrected ones fail the stage. XFS checks and
  * replays its log at mount time, and xfs_repair is no preen tool.
  */
-Result<void> ToolFormatter::check(const std::string &device, const FilesystemSpec &fs)
+Result<void> ToolFilesystems::check(const std::string &device, const FilesystemSpec &fs)
 {
 	if (fs.type != FsType::Ext4)
 		return {};
@@ -91,8 +91,8 @@ Result<void> ToolFormatter::check(const std::string &device, const FilesystemSpe
 	return {};
 }
 
-Result<Change> ToolFormatter::grow(const std::string &device, const std::string &mountPoint,
-				   const FilesystemSpec &fs)
+Result<Change> ToolFilesystems::grow(const std::string &device, const std::string &mountPoint,
+				     const FilesystemSpec &fs)
 {
 	if (fs.type == FsType::Xfs && mountPoint.empty())
 		return fail(Errc::Unsupported, "xfs grows only while mounted");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Formatter port over mkfs, fsck and the grow tools, run through a CommandRunner. */
+/* The Filesystems port over mkfs, fsck and the grow tools, run through a CommandRunner. */
 #pragma once
 
 #include "config/tool_config.hpp"
@@ -15,10 +15,10 @@ Command fsckCommand(const ToolConfig &tools, const std::string &device);
 std::vector<Command> growCommands(const ToolConfig &tools, const std::string &device,
 				  const std::string &mountPoint, const FilesystemSpec &fs);
 
-class ToolFormatter : public Formatter
+class ToolFilesystems : public Filesystems
 {
 public:
-	ToolFormatter(CommandRunner &runner, ToolConfig tools)
+	ToolFilesystems(CommandRunner &runner, ToolConfig tools)
 		: runner_(runner), tools_(std::move(tools))
 	{
 	}

@@ -44,7 +44,7 @@ struct Rig {
 	BlkidBlockProbe probe;
 	testing::LoopImages images;
 	PosixCommandRunner runner;
-	ToolFormatter formatter;
+	ToolFilesystems formatter;
 	OwnershipFiles records;
 	Host host;
 };

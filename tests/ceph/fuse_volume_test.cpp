@@ -44,7 +44,7 @@ protected:
 		fuse_ = std::make_unique<FuseMapper>(
 			units_, FuseDriverConfig{ dir_ + "/fuse", std::chrono::seconds(30) });
 		records_ = std::make_unique<OwnershipFiles>(dir_ + "/owned");
-		formatter_ = std::make_unique<ToolFormatter>(runner_, ToolConfig{});
+		formatter_ = std::make_unique<ToolFilesystems>(runner_, ToolConfig{});
 		host_ = std::make_unique<Host>(
 			Host{ table_, mounter_, probe_, *fuse_, cluster_, *formatter_, *records_ });
 	}
@@ -124,7 +124,7 @@ protected:
 	LibmountMounter mounter_;
 	BlkidBlockProbe probe_;
 	PosixCommandRunner runner_;
-	std::unique_ptr<ToolFormatter> formatter_;
+	std::unique_ptr<ToolFilesystems> formatter_;
 	std::unique_ptr<OwnershipFiles> records_;
 	std::unique_ptr<Host> host_;
 };

@@ -26,7 +26,7 @@ struct RealHost {
 	BlkidBlockProbe probe;
 	LoopImages images;
 	PosixCommandRunner runner;
-	ToolFormatter formatter;
+	ToolFilesystems formatter;
 	OwnershipFiles records;
 	Host host;
 };

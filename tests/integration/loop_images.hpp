@@ -13,7 +13,7 @@
 
 namespace rbdvolume::testing {
 
-class LoopImages : public Mapper, public Cluster
+class LoopImages : public Mapper, public Images
 {
 public:
 	explicit LoopImages(std::string directory) : directory_(std::move(directory)) {}

@@ -60,8 +60,8 @@ class FakeWorld : public MountTable,
 		  public Mounter,
 		  public BlockProbe,
 		  public Mapper,
-		  public Cluster,
-		  public Formatter,
+		  public Images,
+		  public Filesystems,
 		  public OwnershipStore
 {
 public:

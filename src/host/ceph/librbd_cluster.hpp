@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Cluster port over the librados and librbd C API. */
+/* The Images port over the librados and librbd C API. */
 #pragma once
 
 #include "engine/ports.hpp"
@@ -15,7 +15,7 @@ namespace rbdvolume {
  * the timeouts, so an unreachable cluster is Errc::Timeout, never a hang.
  * Inspection opens images read-only and so never shows up as a watcher.
  */
-class LibrbdCluster : public Cluster
+class LibrbdCluster : public Images
 {
 public:
 	explicit LibrbdCluster(CephTimeouts timeouts = {});

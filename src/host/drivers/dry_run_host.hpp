@@ -19,8 +19,8 @@ namespace rbdvolume {
 
 class DryRunHost : private Mounter,
 		   private Mapper,
-		   private Cluster,
-		   private Formatter,
+		   private Images,
+		   private Filesystems,
 		   private OwnershipStore,
 		   private UnitControl
 {

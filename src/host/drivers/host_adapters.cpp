@@ -5,16 +5,17 @@
 
 namespace rbdvolume {
 
-HostAdapters::HostAdapters(const DaemonConfig &config, Cluster &cluster)
+HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	: units_(runner_, config.driverTools.systemctl, config.unitTimeout),
 	  krbd_(runner_, config.driverTools, SystemRoots{}),
 	  nbd_(runner_, units_, config.driverTools, SystemRoots{}),
 	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
 					  config.unitTimeout, config.tools.deviceTimeout }),
 	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), mounter_(config.tools.deviceTimeout),
-	  probe_(config.tools.deviceTimeout), formatter_(runner_, config.tools),
-	  records_(std::string(paths::OwnershipDir)), host_{ table_,  mounter_,	  probe_,  mappers_,
-							     cluster, formatter_, records_ }
+	  probe_(config.tools.deviceTimeout), filesystems_(runner_, config.tools),
+	  records_(std::string(paths::OwnershipDir)), host_{ table_,   mounter_, probe_,
+							     mappers_, images,	 filesystems_,
+							     records_ }
 {
 }
 

@@ -26,7 +26,7 @@ namespace rbdvolume {
 class HostAdapters
 {
 public:
-	HostAdapters(const DaemonConfig &config, Cluster &cluster);
+	HostAdapters(const DaemonConfig &config, Images &images);
 	HostAdapters(const HostAdapters &) = delete;
 	HostAdapters &operator=(const HostAdapters &) = delete;
 	HostAdapters(HostAdapters &&) = delete;
@@ -45,7 +45,7 @@ private:
 	LibmountMountTable table_;
 	LibmountMounter mounter_;
 	BlkidBlockProbe probe_;
-	ToolFormatter formatter_;
+	ToolFilesystems filesystems_;
 	OwnershipFiles records_;
 	Host host_;
 };

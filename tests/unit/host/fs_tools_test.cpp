@@ -58,7 +58,7 @@ TEST(FsTools, FsckExitCodesAreReadAsKubeletDoes)
 	for (const int corrected : { 0, 1, 2 }) {
 		FakeRunner runner;
 		runner.answer(corrected);
-		ToolFormatter formatter(runner, ToolConfig{});
+		ToolFilesystems formatter(runner, ToolConfig{});
 		EXPECT_TRUE(formatter.check("/dev/rbd0", fsOf(FsType::Ext4))) << corrected;
 		EXPECT_EQ(runner.commands.at(0).argv,
 			  (Argv{ "/usr/sbin/e2fsck", "-p", "/dev/rbd0" }));
@@ -66,7 +66,7 @@ TEST(FsTools, FsckExitCodesAreReadAsKubeletDoes)
 	for (const int uncorrected : { 4, 12 }) {
 		FakeRunner runner;
 		runner.answer(uncorrected, "", "UNEXPECTED INCONSISTENCY");
-		ToolFormatter formatter(runner, ToolConfig{});
+		ToolFilesystems formatter(runner, ToolConfig{});
 		auto checked = formatter.check("/dev/rbd0", fsOf(FsType::Ext4));
 		ASSERT_FALSE(checked) << uncorrected;
 		EXPECT_EQ(checked.error().code, Errc::Conflict);
@@ -75,7 +75,7 @@ TEST(FsTools, FsckExitCodesAreReadAsKubeletDoes)
 	}
 	/* xfs checks itself at mount time: no tool runs. */
 	FakeRunner runner;
-	ToolFormatter formatter(runner, ToolConfig{});
+	ToolFilesystems formatter(runner, ToolConfig{});
 	EXPECT_TRUE(formatter.check("/dev/rbd0", fsOf(FsType::Xfs)));
 	EXPECT_TRUE(runner.commands.empty());
 }
@@ -84,7 +84,7 @@ TEST(FsTools, MkfsFailureNamesTheTool)
 {
 	FakeRunner runner;
 	runner.answer(1, "", "mkfs.ext4: Device size reported to be zero.\n");
-	ToolFormatter formatter(runner, ToolConfig{});
+	ToolFilesystems formatter(runner, ToolConfig{});
 	auto formatted = formatter.format("/dev/rbd0", fsOf(FsType::Ext4));
 	ASSERT_FALSE(formatted);
 	EXPECT_EQ(formatted.error().message,
@@ -96,13 +96,13 @@ TEST(FsTools, GrowSaysWhetherAnythingChanged)
 {
 	FakeRunner grew;
 	grew.answer(0, "data blocks changed from 131072 to 262144\n");
-	EXPECT_EQ(*ToolFormatter(grew, ToolConfig{}).grow("/dev/rbd0", "/st", fsOf(FsType::Xfs)),
+	EXPECT_EQ(*ToolFilesystems(grew, ToolConfig{}).grow("/dev/rbd0", "/st", fsOf(FsType::Xfs)),
 		  Change::Changed);
 	FakeRunner nothing;
 	nothing.answer(0, "The filesystem is already 262144 (4k) blocks long.  Nothing to do!\n");
-	EXPECT_EQ(
-		*ToolFormatter(nothing, ToolConfig{}).grow("/dev/rbd0", "/st", fsOf(FsType::Ext4)),
-		Change::Unchanged);
+	EXPECT_EQ(*ToolFilesystems(nothing, ToolConfig{})
+			   .grow("/dev/rbd0", "/st", fsOf(FsType::Ext4)),
+		  Change::Unchanged);
 }
 
 TEST(FsTools, OnlineExt4RefusedByTheKernelSaysWhy)
@@ -112,7 +112,7 @@ TEST(FsTools, OnlineExt4RefusedByTheKernelSaysWhy)
 		      "Filesystem at /dev/loop0 is mounted on /st; on-line resizing required\n"
 		      "resize2fs: Permission denied to resize filesystem\n");
 	auto grown =
-		ToolFormatter(runner, ToolConfig{}).grow("/dev/loop0", "/st", fsOf(FsType::Ext4));
+		ToolFilesystems(runner, ToolConfig{}).grow("/dev/loop0", "/st", fsOf(FsType::Ext4));
 	ASSERT_FALSE(grown);
 	EXPECT_EQ(grown.error().code, Errc::PermissionDenied);
 	EXPECT_NE(grown.error().message.find("CAP_SYS_RESOURCE"), std::string::npos);
@@ -121,7 +121,7 @@ TEST(FsTools, OnlineExt4RefusedByTheKernelSaysWhy)
 TEST(FsTools, XfsNeverGrowsOffline)
 {
 	FakeRunner runner;
-	auto grown = ToolFormatter(runner, ToolConfig{}).grow("/dev/rbd0", "", fsOf(FsType::Xfs));
+	auto grown = ToolFilesystems(runner, ToolConfig{}).grow("/dev/rbd0", "", fsOf(FsType::Xfs));
 	ASSERT_FALSE(grown);
 	EXPECT_EQ(grown.error().code, Errc::Unsupported);
 	EXPECT_TRUE(runner.commands.empty());
@@ -131,7 +131,8 @@ TEST(FsTools, OfflineGrowStopsWhenTheCheckFindsErrors)
 {
 	FakeRunner runner;
 	runner.answer(4, "", "e2fsck: errors left\n");
-	auto grown = ToolFormatter(runner, ToolConfig{}).grow("/dev/rbd0", "", fsOf(FsType::Ext4));
+	auto grown =
+		ToolFilesystems(runner, ToolConfig{}).grow("/dev/rbd0", "", fsOf(FsType::Ext4));
 	ASSERT_FALSE(grown);
 	EXPECT_EQ(runner.commands.size(), 1U) << "resize2fs must not run after a failed check";
 }
