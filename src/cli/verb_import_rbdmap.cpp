@@ -12,12 +12,12 @@
 
 #include <sys/stat.h>
 
-#include "cli/rbdmap_import.hpp"
 #include "cli/verbs.hpp"
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "config/text_file.hpp"
+#include "import/rbdmap_import.hpp"
 
 namespace rbdvolume::cli {
 
@@ -165,10 +165,10 @@ Result<void> writeNewSpec(const std::string &dir, const std::string &name, const
 	return {};
 }
 
-void printSpecs(const ImportOutcome &outcome)
+void printSpecs(const importer::ImportOutcome &outcome)
 {
 	bool first = true;
-	for (const ImportedVolume &volume : outcome.volumes) {
+	for (const importer::ImportedVolume &volume : outcome.volumes) {
 		std::printf("%s# --- %s.toml\n%s", first ? "" : "\n", volume.spec.name.c_str(),
 			    volume.text.c_str());
 		first = false;
@@ -176,7 +176,7 @@ void printSpecs(const ImportOutcome &outcome)
 }
 
 /* Writes every spec it can; the number that could not be written. */
-unsigned writeSpecs(const ImportOutcome &outcome, const std::string &dir)
+unsigned writeSpecs(const importer::ImportOutcome &outcome, const std::string &dir)
 {
 	std::error_code error;
 	std::filesystem::create_directories(dir, error);
@@ -186,7 +186,7 @@ unsigned writeSpecs(const ImportOutcome &outcome, const std::string &dir)
 		return static_cast<unsigned>(outcome.volumes.size());
 	}
 	unsigned failed = 0;
-	for (const ImportedVolume &volume : outcome.volumes) {
+	for (const importer::ImportedVolume &volume : outcome.volumes) {
 		const std::string path = dir + '/' + volume.spec.name + ".toml";
 		const Result<void> written = writeNewSpec(dir, volume.spec.name, volume.text);
 		if (written) {
@@ -219,9 +219,9 @@ int verbImportRbdmap(std::span<const std::string_view> args)
 	if (!fstabText)
 		return ExitFailure;
 
-	const ImportOutcome outcome =
-		importRbdmap({ parsed->rbdmap, *rbdmapText }, { parsed->fstab, *fstabText });
-	for (const ImportMessage &message : outcome.messages)
+	const importer::ImportOutcome outcome = importer::importRbdmap(
+		{ parsed->rbdmap, *rbdmapText }, { parsed->fstab, *fstabText });
+	for (const importer::ImportMessage &message : outcome.messages)
 		std::fprintf(stderr, "%s\n", message.format().c_str());
 
 	unsigned unwritten = 0;

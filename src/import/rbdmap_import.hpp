@@ -11,7 +11,7 @@
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
 
-namespace rbdvolume::cli {
+namespace rbdvolume::importer {
 
 enum class ImportLevel : uint8_t {
 	Note,	 /* something changed in translation, on purpose */
@@ -96,4 +96,4 @@ Result<ImageSpec> parseRbdmapImage(std::string_view spec);
  */
 std::string volumeNameForImage(const ImageSpec &image);
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume::importer */

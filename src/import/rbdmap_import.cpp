@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Ceph's rbdmap file and its /etc/fstab entries turned into volume specs: text in, specs out. */
-#include "cli/rbdmap_import.hpp"
+#include "import/rbdmap_import.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "config/spec_render.hpp"
 #include "config/spec_values.hpp"
 
-namespace rbdvolume::cli {
+namespace rbdvolume::importer {
 
 /*
  * What rbdmap (ceph-common's /usr/bin/rbdmap) does with a line, and so what
@@ -947,4 +947,4 @@ ImportOutcome importRbdmap(const ImportSource &rbdmap, const ImportSource &fstab
 	return outcome;
 }
 
-} /* namespace rbdvolume::cli */
+} /* namespace rbdvolume::importer */
