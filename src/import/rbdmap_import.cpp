@@ -183,10 +183,12 @@ ImportOutcome importRbdmap(const ImportSource &rbdmap, const ImportSource &fstab
 	MessageLog log;
 	std::vector<Draft> drafts = readDrafts(rbdmap, log, outcome);
 	outcome.images = static_cast<unsigned>(drafts.size());
-	const std::vector<FstabEntry> entries = readFstab(fstab.text);
-	std::vector<ImportMessage> unmatched;
-	matchFstab(entries, drafts, rbdmap, fstab, unmatched);
-	for (ImportMessage &message : unmatched)
+	FstabFile fstabFile = readFstab(fstab);
+	std::vector<ImportMessage> fstabMessages = std::move(fstabFile.messages);
+	matchFstab(fstabFile.entries, drafts, rbdmap, fstab, fstabMessages);
+	std::stable_sort(fstabMessages.begin(), fstabMessages.end(),
+			 [](const auto &a, const auto &b) { return a.line < b.line; });
+	for (ImportMessage &message : fstabMessages)
 		log.add(MessageLog::AfterAll, std::move(message));
 
 	NameTable names;

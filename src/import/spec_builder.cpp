@@ -64,10 +64,10 @@ struct MountOptions {
 	}
 };
 
-MountOptions sortMountOptions(std::string_view options)
+MountOptions sortMountOptions(const std::vector<std::string> &options)
 {
 	MountOptions sorted;
-	for (const std::string &option : splitList(options, ',')) {
+	for (const std::string &option : options) {
 		if (option == "ro") {
 			sorted.readOnly = true;
 		} else if (isFstabOnlyOption(option)) {
@@ -338,8 +338,7 @@ void DraftBuilder::applyMount(const FstabEntry &first)
 	FilesystemSpec &fs = spec.filesystem.emplace();
 	fs.type = type;
 	fs.format = FormatPolicy::Never;
-	fs.check = first.passno.empty() || first.passno == "0" ? CheckPolicy::Never
-							       : CheckPolicy::Auto;
+	fs.check = first.passno == 0 ? CheckPolicy::Never : CheckPolicy::Auto;
 	spec.staging.options = options.kept;
 	spec.publish.push_back({ first.mountPoint, false, {} });
 	draft_.sources.push_back(place(fstab_.path, first.line) + ": " + first.device + ' ' +

@@ -421,6 +421,18 @@ TEST(RbdmapImport, FstabEntriesWithoutATypeOrAMountPoint)
 	EXPECT_TRUE(mapped.complete());
 }
 
+TEST(RbdmapImport, AnFstabLineLibmountRefusesMountsNothing)
+{
+	/* mount(8) skipped the line, so rbdmap only mapped the image. */
+	const ImportOutcome outcome =
+		importText("pool/data\n", "/dev/rbd/pool/data /srv/data ext4 defaults 0 x\n");
+	ASSERT_EQ(outcome.volumes.size(), 1U);
+	EXPECT_EQ(outcome.volumes[0].spec.mode, VolumeMode::Block);
+	EXPECT_TRUE(
+		anyMessageContains(outcome, "fstab:1: warning: libmount cannot parse this line"));
+	EXPECT_TRUE(outcome.complete());
+}
+
 TEST(RbdmapImport, NothingListed)
 {
 	const ImportOutcome outcome = importText("# only comments\n\n");
