@@ -99,10 +99,25 @@ Result<std::optional<std::string>> readFileBounded(const std::string &path, size
 	}
 }
 
+namespace {
+
+/* The temporary file's suffix, before mkostemp()'s six characters. */
+constexpr std::string_view TempSuffix = ".tmp";
+constexpr size_t TempRandomChars = 6;
+
+} /* namespace */
+
+bool isAtomicWriteTemporary(std::string_view name)
+{
+	const size_t dot = name.rfind(TempSuffix);
+	return dot != std::string_view::npos &&
+	       name.size() - dot == TempSuffix.size() + TempRandomChars;
+}
+
 Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
 {
 	const std::string dir = paths::parentOf(path);
-	std::string temp = path + ".tmpXXXXXX";
+	std::string temp = path + std::string(TempSuffix) + "XXXXXX";
 	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
 	if (!fd.valid())
 		return failErrno("cannot create a file in '" + dir + "'", errno);

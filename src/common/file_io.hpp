@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <sys/types.h>
 
@@ -39,5 +40,8 @@ std::string fileTypeName(mode_t mode);
 
 /* Writes `data` to `path` atomically: temp file, fsync, rename, fsync the directory. */
 Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode);
+
+/* A name writeFileAtomic() gives its temporary file (NAME.tmpXXXXXX): left by a crash. */
+bool isAtomicWriteTemporary(std::string_view name);
 
 } /* namespace rbdvolume */

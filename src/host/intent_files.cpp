@@ -4,21 +4,11 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "common/file_io.hpp"
 #include "common/volume_name.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
-
-namespace {
-
-/* NAME.tmpXXXXXX, what writeFileAtomic() leaves when interrupted: a valid volume name too. */
-bool isTemporary(const std::string &name)
-{
-	const size_t dot = name.rfind(".tmp");
-	return dot != std::string::npos && name.size() - dot == 10;
-}
-
-} /* namespace */
 
 std::map<std::string, Intent> IntentFiles::loadAll() const
 {
@@ -26,7 +16,7 @@ std::map<std::string, Intent> IntentFiles::loadAll() const
 	std::error_code ec;
 	for (const auto &entry : std::filesystem::directory_iterator(directory_, ec)) {
 		const std::string name = entry.path().filename().string();
-		if (!isValidVolumeName(name) || isTemporary(name))
+		if (!isValidVolumeName(name) || isAtomicWriteTemporary(name))
 			continue;
 		auto text = readFile(entry.path().string());
 		if (!text || !*text)

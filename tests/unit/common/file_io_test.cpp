@@ -135,5 +135,15 @@ TEST(WriteFileAtomic, WritesWithTheModeAndLeavesNoTemporary)
 	EXPECT_EQ(entries, 1U);
 }
 
+TEST(WriteFileAtomic, KnowsTheNamesOfItsTemporaries)
+{
+	EXPECT_TRUE(isAtomicWriteTemporary("data.tmpAb12Cd"));
+	EXPECT_TRUE(isAtomicWriteTemporary("/run/rbd-volume/owned/data.tmpAb12Cd"));
+	EXPECT_FALSE(isAtomicWriteTemporary("data"));
+	EXPECT_FALSE(isAtomicWriteTemporary("data.tmp"));
+	EXPECT_FALSE(isAtomicWriteTemporary("data.tmpAb12C"));
+	EXPECT_FALSE(isAtomicWriteTemporary("data.tmpAb12Cde"));
+}
+
 } /* namespace */
 } /* namespace rbdvolume */
