@@ -18,6 +18,29 @@ const ClusterEntry *ClusterMap::find(std::string_view clusterId) const
 	return it == clusters.end() ? nullptr : &*it;
 }
 
+ClusterRead ClusterRead::of(std::optional<std::string> id,
+			    std::optional<std::vector<std::string>> monitors,
+			    std::optional<std::string> radosNamespace)
+{
+	ClusterRead read;
+	if (id && monitors && radosNamespace)
+		read.entry = ClusterEntry{ *id, std::move(*monitors), std::move(*radosNamespace) };
+	read.id = std::move(id);
+	return read;
+}
+
+std::optional<std::string> ClusterMapBuilder::add(ClusterRead read, const std::string &idField)
+{
+	if (!read.id)
+		return std::nullopt;
+	const auto [first, added] = seen_.try_emplace(*read.id, idField);
+	if (!added)
+		return duplicateClusterIdProblem(*read.id, first->second);
+	if (read.entry)
+		map_.clusters.push_back(std::move(*read.entry));
+	return std::nullopt;
+}
+
 ClusterMapOutcome clusterMapFailure(const std::string &file, std::string message)
 {
 	ClusterMapOutcome outcome;

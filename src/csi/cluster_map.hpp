@@ -8,9 +8,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config/spec_parser.hpp"
@@ -49,6 +52,33 @@ struct ClusterMapOutcome {
  *     rados-namespace = "tenant_a"     # optional
  */
 ClusterMapOutcome parseClusterMapToml(std::string_view text, const std::string &file);
+
+/* What one cluster of a map gave: its id when that is good, the entry when all of it is. */
+struct ClusterRead {
+	std::optional<std::string> id;
+	std::optional<ClusterEntry> entry;
+
+	static ClusterRead of(std::optional<std::string> id,
+			      std::optional<std::vector<std::string>> monitors,
+			      std::optional<std::string> radosNamespace);
+};
+
+/* The map in file order, each id once: both forms build it the same way. */
+class ClusterMapBuilder
+{
+public:
+	/*
+	 * Adds what a cluster gave, its id read at `idField` ("cluster[1].id").
+	 * An id given before is the problem returned (naming its first field),
+	 * and its entry is dropped.
+	 */
+	std::optional<std::string> add(ClusterRead read, const std::string &idField);
+	ClusterMap take() { return std::move(map_); }
+
+private:
+	ClusterMap map_;
+	std::map<std::string, std::string, std::less<>> seen_; /* id -> its first field */
+};
 
 /* An outcome of one problem with the file as a whole (no line): unreadable, an internal error. */
 ClusterMapOutcome clusterMapFailure(const std::string &file, std::string message);

@@ -247,12 +247,6 @@ std::optional<std::string> readNamespace(const Struct &object, const std::string
 	return value->string_value();
 }
 
-/* What one element gave: its clusterID when that is good, the entry when all is. */
-struct ClusterRead {
-	std::optional<std::string> id;
-	std::optional<ClusterEntry> entry;
-};
-
 ClusterRead readCluster(const Value &element, const std::string &prefix, SpecReport &report)
 {
 	if (!element.has_struct_value()) {
@@ -260,14 +254,10 @@ ClusterRead readCluster(const Value &element, const std::string &prefix, SpecRep
 		return {};
 	}
 	const Struct &object = element.struct_value();
-	ClusterRead read;
-	read.id = readClusterId(object, prefix, report);
+	std::optional<std::string> id = readClusterId(object, prefix, report);
 	std::optional<std::vector<std::string>> monitors = readMonitors(object, prefix, report);
-	std::optional<std::string> radosNamespace = readNamespace(object, prefix, report);
-	if (read.id && monitors && radosNamespace)
-		read.entry =
-			ClusterEntry{ *read.id, std::move(*monitors), std::move(*radosNamespace) };
-	return read;
+	return ClusterRead::of(std::move(id), std::move(monitors),
+			       readNamespace(object, prefix, report));
 }
 
 void readClusters(const Value &root, SpecReport &report, ClusterMap &map)
@@ -276,24 +266,15 @@ void readClusters(const Value &root, SpecReport &report, ClusterMap &map)
 		report.error("", SourcePos{}, std::string(NotAnArray) + typeName(root));
 		return;
 	}
-	/* The fields of the ids read so far, by id, to name the first of a duplicate. */
-	std::map<std::string, std::string, std::less<>> seen;
+	ClusterMapBuilder builder;
 	const auto &list = root.list_value().values();
 	for (int i = 0; i < list.size(); ++i) {
 		const std::string prefix = indexField("", static_cast<size_t>(i));
-		ClusterRead read = readCluster(list.Get(i), prefix, report);
-		if (!read.id)
-			continue;
-		const std::string &id = *read.id;
-		const auto [first, added] = seen.try_emplace(id, prefix + ".clusterID");
-		if (!added) {
-			report.error(prefix + ".clusterID", SourcePos{},
-				     duplicateClusterIdProblem(id, first->second));
-			continue;
-		}
-		if (read.entry)
-			map.clusters.push_back(std::move(*read.entry));
+		const std::string idField = prefix + ".clusterID";
+		if (auto duplicate = builder.add(readCluster(list.Get(i), prefix, report), idField))
+			report.error(idField, SourcePos{}, *duplicate);
 	}
+	map = builder.take();
 }
 
 ClusterMapOutcome parseChecked(std::string_view text, const std::string &file)

@@ -2,8 +2,6 @@
 /* The cluster map of rbd-volume-csi from TOML ([[cluster]] tables), with the spec's diagnostics. */
 #include <algorithm>
 #include <array>
-#include <functional>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,22 +102,11 @@ std::optional<std::string> readNamespace(TomlTable &reader)
 	return name;
 }
 
-/* What one [[cluster]] gave: its id when that is good, the entry when all is. */
-struct ClusterRead {
-	std::optional<std::string> id;
-	std::optional<ClusterEntry> entry;
-};
-
 ClusterRead readCluster(TomlTable &reader)
 {
-	ClusterRead read;
-	read.id = readId(reader);
+	std::optional<std::string> id = readId(reader);
 	std::optional<std::vector<std::string>> monitors = readMonitors(reader);
-	std::optional<std::string> radosNamespace = readNamespace(reader);
-	if (read.id && monitors && radosNamespace)
-		read.entry =
-			ClusterEntry{ *read.id, std::move(*monitors), std::move(*radosNamespace) };
-	return read;
+	return ClusterRead::of(std::move(id), std::move(monitors), readNamespace(reader));
 }
 
 void readRoot(TomlTable root, ClusterMap &map)
@@ -128,23 +115,13 @@ void readRoot(TomlTable root, ClusterMap &map)
 		root.readTableArray("cluster", { "[[cluster]]", ClusterKeys, clusterKeyProblem });
 	if (!clusters)
 		return;
-	/* The fields of the ids read so far, by id, to name the first of a duplicate. */
-	std::map<std::string, std::string, std::less<>> seen;
+	ClusterMapBuilder builder;
 	for (std::optional<TomlTable> cluster : *clusters) {
-		if (!cluster)
-			continue;
-		ClusterRead read = readCluster(*cluster);
-		if (!read.id)
-			continue;
-		const std::string &id = *read.id;
-		const auto [first, added] = seen.try_emplace(id, cluster->field("id"));
-		if (!added) {
-			cluster->check("id", duplicateClusterIdProblem(id, first->second));
-			continue;
-		}
-		if (read.entry)
-			map.clusters.push_back(std::move(*read.entry));
+		if (cluster)
+			cluster->check("id",
+				       builder.add(readCluster(*cluster), cluster->field("id")));
 	}
+	map = builder.take();
 }
 
 ClusterMapOutcome parseChecked(std::string_view text, const std::string &file)
