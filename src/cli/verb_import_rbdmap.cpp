@@ -1,21 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl import-rbdmap`: Ceph's rbdmap (+ /etc/fstab) as volume specs, printed or written. */
-#include <cerrno>
 #include <cstdio>
-#include <fcntl.h>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <system_error>
-#include <unistd.h>
 #include <vector>
 
-#include <sys/stat.h>
-
 #include "cli/verbs.hpp"
-#include "common/errno_text.hpp"
+#include "common/file_io.hpp"
 #include "common/paths.hpp"
-#include "common/unique_fd.hpp"
 #include "config/text_file.hpp"
 #include "import/rbdmap_import.hpp"
 
@@ -121,50 +115,6 @@ std::optional<std::string> readInput(const std::string &path, std::string_view w
 	return std::move(**text);
 }
 
-Result<void> writeAll(int fd, const std::string &text)
-{
-	size_t done = 0;
-	while (done < text.size()) {
-		const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fail(Errc::Io, errnoText(errno), errno);
-		done += static_cast<size_t>(n);
-	}
-	return {};
-}
-
-/*
- * `text` as DIR/NAME.toml, all or nothing: a hidden temporary file, synced,
- * then link(2)ed to its name, which fails rather than replace a file that is
- * there; the daemon only reads *.toml, so it never sees the temporary file.
- */
-Result<void> writeNewSpec(const std::string &dir, const std::string &name, const std::string &text)
-{
-	const std::string path = dir + '/' + name + ".toml";
-	std::string temp = dir + "/." + name + ".toml.XXXXXX";
-	const UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
-	if (!fd.valid())
-		return fail(Errc::Io, "cannot create a file in '" + dir + "': " + errnoText(errno),
-			    errno);
-	Result<void> written = writeAll(fd.get(), text);
-	if (written && (::fchmod(fd.get(), 0644) < 0 || ::fsync(fd.get()) < 0))
-		written = fail(Errc::Io, errnoText(errno), errno);
-	if (written && ::link(temp.c_str(), path.c_str()) < 0)
-		written = errno == EEXIST
-				  ? fail(Errc::Conflict, "exists already; refusing to overwrite it")
-				  : fail(Errc::Io, errnoText(errno), errno);
-	::unlink(temp.c_str());
-	if (!written)
-		return written;
-
-	const UniqueFd dirFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (dirFd.valid())
-		(void)::fsync(dirFd.get());
-	return {};
-}
-
 void printSpecs(const importer::ImportOutcome &outcome)
 {
 	bool first = true;
@@ -188,7 +138,7 @@ unsigned writeSpecs(const importer::ImportOutcome &outcome, const std::string &d
 	unsigned failed = 0;
 	for (const importer::ImportedVolume &volume : outcome.volumes) {
 		const std::string path = dir + '/' + volume.spec.name + ".toml";
-		const Result<void> written = writeNewSpec(dir, volume.spec.name, volume.text);
+		const Result<void> written = writeFileNew(path, volume.text, 0644);
 		if (written) {
 			std::fprintf(stderr, "%s: written (%s)\n", path.c_str(),
 				     volume.spec.image.display().c_str());

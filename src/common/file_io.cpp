@@ -114,16 +114,17 @@ bool isAtomicWriteTemporary(std::string_view name)
 	       name.size() - dot == TempSuffix.size() + TempRandomChars;
 }
 
-Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
+namespace {
+
+/* A temporary file from `pattern` (…XXXXXX) holding `data` with `mode`, synced; its name. */
+Result<std::string> writeTemporary(std::string pattern, const std::string &dir,
+				   const std::string &data, mode_t mode)
 {
-	const std::string dir = paths::parentOf(path);
-	std::string temp = path + std::string(TempSuffix) + "XXXXXX";
-	const UniqueFd fd(mkostemp(temp.data(), O_CLOEXEC));
+	const UniqueFd fd(mkostemp(pattern.data(), O_CLOEXEC));
 	if (!fd.valid())
 		return failErrno("cannot create a file in '" + dir + "'", errno);
-
 	const auto cleanup = [&](const std::string &what, int err) {
-		unlink(temp.c_str());
+		unlink(pattern.c_str());
 		return failErrno(what, err);
 	};
 	size_t done = 0;
@@ -132,17 +133,55 @@ Result<void> writeFileAtomic(const std::string &path, const std::string &data, m
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return cleanup("cannot write '" + temp + "'", errno);
+			return cleanup("cannot write '" + pattern + "'", errno);
 		done += static_cast<size_t>(n);
 	}
 	if (fchmod(fd.get(), mode) < 0 || fsync(fd.get()) < 0)
-		return cleanup("cannot sync '" + temp + "'", errno);
-	if (rename(temp.c_str(), path.c_str()) < 0)
-		return cleanup("cannot rename to '" + path + "'", errno);
+		return cleanup("cannot sync '" + pattern + "'", errno);
+	return pattern;
+}
 
+/* So the new name survives a crash, not only the file's data. */
+void syncDirectory(const std::string &dir)
+{
 	const UniqueFd dirFd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (dirFd.valid())
 		(void)fsync(dirFd.get());
+}
+
+} /* namespace */
+
+Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
+{
+	const std::string dir = paths::parentOf(path);
+	auto temp = writeTemporary(path + std::string(TempSuffix) + "XXXXXX", dir, data, mode);
+	if (!temp)
+		return tl::make_unexpected(temp.error());
+	if (rename(temp->c_str(), path.c_str()) < 0) {
+		const int err = errno;
+		unlink(temp->c_str());
+		return failErrno("cannot rename to '" + path + "'", err);
+	}
+	syncDirectory(dir);
+	return {};
+}
+
+Result<void> writeFileNew(const std::string &path, const std::string &data, mode_t mode)
+{
+	const std::string dir = paths::parentOf(path);
+	const std::string base = path.substr(path.rfind('/') + 1);
+	/* Hidden, and not named like the file: a reader of *.toml never sees it. */
+	auto temp = writeTemporary(dir + "/." + base + ".XXXXXX", dir, data, mode);
+	if (!temp)
+		return tl::make_unexpected(temp.error());
+	const int linked = link(temp->c_str(), path.c_str());
+	const int err = errno;
+	unlink(temp->c_str());
+	if (linked < 0 && err == EEXIST)
+		return fail(Errc::Conflict, "exists already; refusing to overwrite it");
+	if (linked < 0)
+		return failErrno("cannot create '" + path + "'", err);
+	syncDirectory(dir);
 	return {};
 }
 

@@ -135,6 +135,26 @@ TEST(WriteFileAtomic, WritesWithTheModeAndLeavesNoTemporary)
 	EXPECT_EQ(entries, 1U);
 }
 
+TEST(WriteFileNew, WritesOnceAndNeverReplaces)
+{
+	TempDir dir;
+	const std::string path = dir.path() + "/data.toml";
+	ASSERT_TRUE(writeFileNew(path, "one\n", 0644));
+	auto again = writeFileNew(path, "two\n", 0644);
+	ASSERT_FALSE(again);
+	EXPECT_EQ(again.error().code, Errc::Conflict);
+	EXPECT_EQ(again.error().message, "exists already; refusing to overwrite it");
+	EXPECT_EQ(readFileBounded(path, 100)->value_or(""), "one\n");
+	struct stat st {
+	};
+	ASSERT_EQ(stat(path.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0644U);
+	size_t entries = 0;
+	for ([[maybe_unused]] const auto &entry : std::filesystem::directory_iterator(dir.path()))
+		entries++;
+	EXPECT_EQ(entries, 1U) << "a temporary file was left";
+}
+
 TEST(WriteFileAtomic, KnowsTheNamesOfItsTemporaries)
 {
 	EXPECT_TRUE(isAtomicWriteTemporary("data.tmpAb12Cd"));
