@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -28,10 +27,10 @@ bool pointsBelow(const std::filesystem::path &link, const std::string &path)
 
 std::string commandName(const std::string &pid)
 {
-	std::ifstream comm("/proc/" + pid + "/comm");
-	std::string name;
-	std::getline(comm, name);
-	return name;
+	auto comm = readFileBounded("/proc/" + pid + "/comm", SmallFileBytes);
+	if (!comm || !*comm)
+		return {};
+	return (*comm)->substr(0, (*comm)->find('\n'));
 }
 
 } /* namespace */
