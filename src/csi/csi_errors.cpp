@@ -3,33 +3,28 @@
 
 namespace rbdvolume::csi {
 
-grpc::Status statusFor(const Error &error)
+OpStatus statusFor(const Error &error)
 {
 	switch (error.code) {
 	case Errc::Unreachable:
 	case Errc::ShuttingDown:
-		return { grpc::StatusCode::UNAVAILABLE, error.message };
+		return { Code::Unavailable, error.message };
 	case Errc::NotFound:
-		return { grpc::StatusCode::NOT_FOUND, error.message };
+		return { Code::NotFound, error.message };
 	case Errc::InvalidArgument:
-		return { grpc::StatusCode::INVALID_ARGUMENT, error.message };
+		return { Code::InvalidArgument, error.message };
 	case Errc::Conflict:
-		return { grpc::StatusCode::FAILED_PRECONDITION, error.message };
+		return { Code::FailedPrecondition, error.message };
 	case Errc::Timeout:
-		return { grpc::StatusCode::DEADLINE_EXCEEDED,
+		return { Code::DeadlineExceeded,
 			 error.message + "; rbd-volumed carries on, a retry waits for it" };
 	case Errc::Busy:
-		return { grpc::StatusCode::ABORTED, error.message };
+		return { Code::Aborted, error.message };
 	case Errc::PermissionDenied:
-		return { grpc::StatusCode::PERMISSION_DENIED, error.message };
+		return { Code::PermissionDenied, error.message };
 	default:
-		return { grpc::StatusCode::INTERNAL, error.message };
+		return { Code::Internal, error.message };
 	}
-}
-
-grpc::Status invalidArgument(const std::string &message)
-{
-	return { grpc::StatusCode::INVALID_ARGUMENT, message };
 }
 
 } /* namespace rbdvolume::csi */

@@ -1,14 +1,36 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Our Errors as gRPC statuses, the codes CSI asks for. */
+/* The codes CSI asks for, and our Errors as those codes; no gRPC here. */
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/result.hpp"
 
-#include <grpcpp/support/status.h>
-
 namespace rbdvolume::csi {
+
+/* The gRPC status codes the Node calls answer with, same numbers (the journal shows them). */
+enum class Code : uint8_t {
+	Ok = 0,
+	InvalidArgument = 3,
+	DeadlineExceeded = 4,
+	NotFound = 5,
+	AlreadyExists = 6,
+	PermissionDenied = 7,
+	FailedPrecondition = 9,
+	Aborted = 10,
+	OutOfRange = 11,
+	Internal = 13,
+	Unavailable = 14,
+};
+
+/* How a node operation ended: OK, or a code and a message for the caller. */
+struct OpStatus {
+	Code code = Code::Ok;
+	std::string message;
+
+	bool ok() const { return code == Code::Ok; }
+};
 
 /*
  *   NotFound          NOT_FOUND
@@ -20,8 +42,6 @@ namespace rbdvolume::csi {
  *   daemon unreachable, or stopping: UNAVAILABLE
  *   anything else     INTERNAL
  */
-grpc::Status statusFor(const Error &error);
-
-grpc::Status invalidArgument(const std::string &message);
+OpStatus statusFor(const Error &error);
 
 } /* namespace rbdvolume::csi */

@@ -2,584 +2,252 @@
 #include "csi/node_service.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
+#include <chrono>
 #include <cstdio>
-#include <thread>
-#include <unistd.h>
-
-#include <sys/stat.h>
-
-#include "common/errno_text.hpp"
-#include "csi/cluster_map_load.hpp"
-#include "csi/csi_errors.hpp"
-#include "csi/request_checks.hpp"
-#include "csi/volume_names.hpp"
-#include "csi/volume_stats.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume::csi {
 
 namespace v1 = ::csi::v1;
-using std::chrono::seconds;
 
 namespace {
 
-/* Flags a bind mount takes; filesystem options (discard, ...) belong to the staging mount. */
-constexpr std::array<std::string_view, 7> BindFlags = {
-	"nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime", "strictatime",
-};
-
-/* Per-call margin kept from kubelet's deadline to answer in time. */
-constexpr seconds DeadlineMargin{ 10 };
-
-/* How long an expand waits for the device to show the image's new size. */
-constexpr seconds ExpandPatience{ 20 };
-
-grpc::Status withStatus(grpc::StatusCode code, const std::string &message)
+/*
+ * The caller's deadline on the steady clock. gRPC's "no deadline" (the
+ * infinite future) becomes a day away: far beyond --max-wait, and no overflow.
+ */
+Deadline deadlineOf(const grpc::ServerContext &context)
 {
-	return { code, message };
+	const auto left = std::min(context.deadline() - std::chrono::system_clock::now(),
+				   std::chrono::system_clock::duration(std::chrono::hours(24)));
+	return std::chrono::steady_clock::now() +
+	       std::chrono::duration_cast<Deadline::duration>(left);
 }
 
-grpc::Status fromError(const Error &error)
+grpc::Status grpcStatusOf(const OpStatus &status)
 {
-	return statusFor(error);
+	switch (status.code) {
+	case Code::Ok:
+		return grpc::Status::OK;
+	case Code::InvalidArgument:
+		return { grpc::StatusCode::INVALID_ARGUMENT, status.message };
+	case Code::DeadlineExceeded:
+		return { grpc::StatusCode::DEADLINE_EXCEEDED, status.message };
+	case Code::NotFound:
+		return { grpc::StatusCode::NOT_FOUND, status.message };
+	case Code::AlreadyExists:
+		return { grpc::StatusCode::ALREADY_EXISTS, status.message };
+	case Code::PermissionDenied:
+		return { grpc::StatusCode::PERMISSION_DENIED, status.message };
+	case Code::FailedPrecondition:
+		return { grpc::StatusCode::FAILED_PRECONDITION, status.message };
+	case Code::Aborted:
+		return { grpc::StatusCode::ABORTED, status.message };
+	case Code::OutOfRange:
+		return { grpc::StatusCode::OUT_OF_RANGE, status.message };
+	case Code::Internal:
+		return { grpc::StatusCode::INTERNAL, status.message };
+	case Code::Unavailable:
+		return { grpc::StatusCode::UNAVAILABLE, status.message };
+	}
+	return { grpc::StatusCode::INTERNAL, status.message };
 }
 
-/* The outcome of one call in the journal, passed through: the RPCs return logged(...). */
-grpc::Status logged(const char *rpc, const std::string &volumeId, grpc::Status status)
+/* The outcome of one call in the journal. */
+void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status &status)
 {
 	if (status.ok())
 		std::fprintf(stderr, "<6>%s %s: done\n", rpc, volumeId.c_str());
 	else
 		std::fprintf(stderr, "<3>%s %s: code %d: %s\n", rpc, volumeId.c_str(),
 			     static_cast<int>(status.error_code()), status.error_message().c_str());
+}
+
+std::map<std::string, std::string>
+plainMap(const google::protobuf::Map<std::string, std::string> &map)
+{
+	return { map.begin(), map.end() };
+}
+
+CapabilityField capabilityFieldOf(bool present, const v1::VolumeCapability &capability)
+{
+	CapabilityField field;
+	field.present = present;
+	switch (capability.access_type_case()) {
+	case v1::VolumeCapability::kBlock:
+		field.access = CapabilityField::Access::Block;
+		break;
+	case v1::VolumeCapability::kMount:
+		field.access = CapabilityField::Access::Mount;
+		field.fsType = capability.mount().fs_type();
+		field.mountFlags.assign(capability.mount().mount_flags().begin(),
+					capability.mount().mount_flags().end());
+		break;
+	default:
+		break;
+	}
+	if (capability.has_access_mode())
+		field.accessMode = capability.access_mode().mode();
+	return field;
+}
+
+/* Each request as plain values; nothing is checked here, the operation does it. */
+StageArgs argsOf(const v1::NodeStageVolumeRequest &request)
+{
+	return { request.volume_id(), request.staging_target_path(),
+		 capabilityFieldOf(request.has_volume_capability(), request.volume_capability()),
+		 plainMap(request.secrets()), plainMap(request.volume_context()) };
+}
+
+UnstageArgs argsOf(const v1::NodeUnstageVolumeRequest &request)
+{
+	return { request.volume_id(), request.staging_target_path() };
+}
+
+PublishArgs argsOf(const v1::NodePublishVolumeRequest &request)
+{
+	return { request.volume_id(), request.staging_target_path(), request.target_path(),
+		 capabilityFieldOf(request.has_volume_capability(), request.volume_capability()),
+		 request.readonly() };
+}
+
+UnpublishArgs argsOf(const v1::NodeUnpublishVolumeRequest &request)
+{
+	return { request.volume_id(), request.target_path() };
+}
+
+StatsArgs argsOf(const v1::NodeGetVolumeStatsRequest &request)
+{
+	return { request.volume_id(), request.volume_path() };
+}
+
+ExpandArgs argsOf(const v1::NodeExpandVolumeRequest &request)
+{
+	return { request.volume_id(), request.volume_path(),
+		 request.capacity_range().required_bytes() };
+}
+
+/* Each operation, and its reply into the response when it succeeded. */
+OpStatus perform(NodeOps &ops, const StageArgs &args, Deadline deadline,
+		 v1::NodeStageVolumeResponse & /*response*/)
+{
+	return ops.stage(args, deadline);
+}
+
+OpStatus perform(NodeOps &ops, const UnstageArgs &args, Deadline deadline,
+		 v1::NodeUnstageVolumeResponse & /*response*/)
+{
+	return ops.unstage(args, deadline);
+}
+
+OpStatus perform(NodeOps &ops, const PublishArgs &args, Deadline deadline,
+		 v1::NodePublishVolumeResponse & /*response*/)
+{
+	return ops.publish(args, deadline);
+}
+
+OpStatus perform(NodeOps &ops, const UnpublishArgs &args, Deadline deadline,
+		 v1::NodeUnpublishVolumeResponse & /*response*/)
+{
+	return ops.unpublish(args, deadline);
+}
+
+OpStatus perform(NodeOps &ops, const StatsArgs &args, Deadline /*deadline*/,
+		 v1::NodeGetVolumeStatsResponse &response)
+{
+	StatsReply reply;
+	const OpStatus status = ops.stats(args, reply);
+	if (!status.ok())
+		return status;
+	if (reply.usage) {
+		const PathUsage &usage = *reply.usage;
+		auto *bytes = response.add_usage();
+		bytes->set_unit(v1::VolumeUsage::BYTES);
+		bytes->set_total(static_cast<int64_t>(usage.totalBytes));
+		if (!usage.block) {
+			bytes->set_available(static_cast<int64_t>(usage.availableBytes));
+			bytes->set_used(static_cast<int64_t>(usage.usedBytes));
+			auto *inodes = response.add_usage();
+			inodes->set_unit(v1::VolumeUsage::INODES);
+			inodes->set_total(static_cast<int64_t>(usage.totalInodes));
+			inodes->set_available(static_cast<int64_t>(usage.freeInodes));
+			inodes->set_used(static_cast<int64_t>(usage.usedInodes));
+		}
+	}
+	auto *condition = response.mutable_volume_condition();
+	condition->set_abnormal(reply.abnormal);
+	condition->set_message(reply.condition);
 	return status;
 }
 
-grpc::Status notStaged(const std::string &volumeId)
+OpStatus perform(NodeOps &ops, const ExpandArgs &args, Deadline deadline,
+		 v1::NodeExpandVolumeResponse &response)
 {
-	return withStatus(grpc::StatusCode::NOT_FOUND,
-			  "volume " + volumeId + " is not staged on this node");
-}
-
-std::string stagingPathFor(const std::string &stagingTargetPath, bool block)
-{
-	return block ? stagingTargetPath + "/" + BlockStagingFile : stagingTargetPath;
-}
-
-/* Why a staged volume cannot take this stage request ("" when it can). */
-std::string stagedDifferently(const VolumeSpec &staged, const VolumeSpec &wanted)
-{
-	if (staged.staging.path != wanted.staging.path)
-		return "already staged at " + staged.staging.path + ", not at " +
-		       wanted.staging.path;
-	if (staged.mode != wanted.mode)
-		return std::string("already staged as a ") +
-		       (staged.mode == VolumeMode::Block ? "block" : "filesystem") + " volume";
-	if (staged.filesystem && wanted.filesystem &&
-	    staged.filesystem->type != wanted.filesystem->type)
-		return std::string("already staged with ") + fsTypeName(staged.filesystem->type);
-	if (staged.readOnly() != wanted.readOnly())
-		return std::string("already staged ") +
-		       (staged.readOnly() ? "read-only" : "read-write");
-	if (!(staged.image == wanted.image))
-		return "already staged from image " + staged.image.display();
-	return {};
-}
-
-/* A leftover file or empty directory at `path` that is not a mount point: removed. */
-void removeLeftover(const std::string &path)
-{
-	struct stat st {
-	};
-	if (lstat(path.c_str(), &st) < 0 || isMountPoint(path))
-		return;
-	const int done = S_ISDIR(st.st_mode) ? rmdir(path.c_str()) : unlink(path.c_str());
-	if (done < 0 && errno != ENOENT)
-		std::fprintf(stderr, "<4>%s: left in place: %s\n", path.c_str(),
-			     errnoText(errno).c_str());
-}
-
-bool isTarget(const VolumeSpec &spec, const std::string &path)
-{
-	return std::any_of(spec.publish.begin(), spec.publish.end(),
-			   [&](const PublishTarget &t) { return t.path == path; });
-}
-
-/* Where a volume can be seen: its staging mount (or block staging directory) and targets. */
-bool isVolumePath(const VolumeSpec &spec, const std::string &path)
-{
-	if (path == spec.staging.path || isTarget(spec, path))
-		return true;
-	return spec.mode == VolumeMode::Block && stagingPathFor(path, true) == spec.staging.path;
-}
-
-std::string monHostConf(const VolumeSpec &spec)
-{
-	std::string hosts;
-	for (const std::string &monitor : spec.cluster.monitors)
-		hosts += (hosts.empty() ? "" : ",") + monitor;
-	return "# Written by rbd-volume-csi: the monitors of the volume's cluster.\n"
-	       "[global]\n\tmon host = " +
-	       hosts + "\n";
+	ExpandReply reply;
+	const OpStatus status = ops.expand(args, deadline, reply);
+	if (status.ok())
+		response.set_capacity_bytes(static_cast<int64_t>(reply.capacityBytes));
+	return status;
 }
 
 } /* namespace */
 
-Result<std::optional<VolumeSpec>> NodeService::stagedSpec(const std::string &name,
-							  const std::string &volumeId) const
-{
-	/* The name is a hash: a spec under it is this volume's only if the ID recorded says so. */
-	auto recorded = files_.recordedVolumeId(name);
-	if (!recorded)
-		return tl::make_unexpected(recorded.error());
-	if (!*recorded || **recorded != volumeId)
-		return std::optional<VolumeSpec>{};
-	return files_.readSpec(name);
-}
-
 NodeService::NodeService(ShimSettings settings, VolumeControl &control)
-	: settings_(std::move(settings)), control_(control), files_(settings_.runtimeDir)
+	: ops_(std::move(settings), control)
 {
 }
 
-seconds NodeService::waitBudget(const grpc::ServerContext *context) const
+template<typename Request, typename Response>
+grpc::Status NodeService::serve(const char *rpc, const grpc::ServerContext &context,
+				const Request &request, Response &response, Log log)
 {
-	const auto left = std::chrono::duration_cast<seconds>(context->deadline() -
-							      std::chrono::system_clock::now());
-	return std::clamp(left - DeadlineMargin, seconds(1), settings_.maxWait);
-}
-
-VolumeLocks::Held NodeService::lockVolume(const grpc::ServerContext *context,
-					  const std::string &volumeId, const std::string &name,
-					  grpc::Status &status)
-{
-	/* Given up in time for the answer to reach the caller before its deadline. */
-	const auto left =
-		std::clamp(context->deadline() - std::chrono::system_clock::now() - DeadlineMargin,
-			   std::chrono::system_clock::duration(0),
-			   std::chrono::system_clock::duration(settings_.maxWait));
-	VolumeLocks::Held held = locks_.acquire(
-		name,
-		std::chrono::steady_clock::now() +
-			std::chrono::duration_cast<std::chrono::steady_clock::duration>(left));
-	if (!held)
-		status = withStatus(grpc::StatusCode::ABORTED,
-				    "another operation on volume " + volumeId +
-					    " is still in progress; retry later");
-	return held;
-}
-
-grpc::Status NodeService::stage(const grpc::ServerContext *context,
-				const v1::NodeStageVolumeRequest &request)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	if (auto ok = checkPath("staging_target_path", request.staging_target_path()); !ok)
-		return fromError(ok.error());
-	auto capability = capabilityOf("volume_capability", request.has_volume_capability(),
-				       request.volume_capability());
-	if (!capability)
-		return fromError(capability.error());
-	auto secret = cephSecretOf(request.secrets());
-	if (!secret)
-		return fromError(secret.error());
-
-	const std::string name = volumeNameFor(id);
-	grpc::Status busy;
-	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
-	if (!held)
-		return busy;
-	if (auto claimed = files_.claimName(name, id); !claimed)
-		return fromError(claimed.error());
-
-	const ClusterMapOutcome clusters = loadClusterMap(settings_.clusterMap);
-	if (!clusters.ok()) {
-		std::string text;
-		for (const Diagnostic &d : clusters.diagnostics)
-			text += (text.empty() ? "" : "; ") + d.format();
-		return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
-				  "the node's cluster map is unusable: " + text);
-	}
-	const StageRequest stageRequest{ id, request.staging_target_path(), *capability,
-					 plainMap(request.volume_context()), secret->userId };
-	const StageSettings stageSettings{ settings_.forcedDriver, files_.keyPath(name),
-					   files_.confPath(name) };
-	std::vector<std::string> ignored;
-	auto spec = stageSpec(name, stageRequest, clusters.map, stageSettings, ignored);
-	if (!spec)
-		return fromError(spec.error());
-	if (settings_.debug) {
-		for (const std::string &line : ignored)
-			std::fprintf(stderr, "<7>NodeStageVolume %s: %s\n", id.c_str(),
-				     line.c_str());
-	}
-
-	auto staged = files_.readSpec(name);
-	if (!staged)
-		return fromError(staged.error());
-	const bool restage = staged->has_value();
-	if (restage) {
-		if (const std::string problem = stagedDifferently(**staged, *spec);
-		    !problem.empty())
-			return withStatus(grpc::StatusCode::ALREADY_EXISTS,
-					  "volume " + id + " is " + problem);
-		spec->publish = (*staged)->publish;
-	}
-	auto written = files_.writeKey(name, secret->key);
-	if (written)
-		written = files_.writeConf(name, monHostConf(*spec));
-	if (written) {
-		auto specWritten = files_.writeSpec(*spec, id);
-		if (!specWritten)
-			written = tl::make_unexpected(specWritten.error());
-	}
-	if (written)
-		written = control_.up(name, waitBudget(context));
-	if (written)
-		return grpc::Status::OK;
-
-	/* A stage that failed for good leaves nothing behind; one still running carries on. */
-	if (!restage && written.error().code != Errc::Timeout) {
-		if (control_.down(name, waitBudget(context)))
-			(void)files_.removeAll(name);
-	}
-	return fromError(written.error());
-}
-
-grpc::Status NodeService::unstage(const grpc::ServerContext *context,
-				  const v1::NodeUnstageVolumeRequest &request)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	const std::string &staging = request.staging_target_path();
-	if (auto ok = checkPath("staging_target_path", staging); !ok)
-		return fromError(ok.error());
-
-	const std::string name = volumeNameFor(id);
-	grpc::Status busy;
-	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
-	if (!held)
-		return busy;
-	auto recorded = files_.recordedVolumeId(name);
-	if (recorded && *recorded && **recorded != id)
-		return notStaged(id);
-	auto staged = files_.readSpec(name);
-	if (!staged)
-		return fromError(staged.error());
-	if (*staged && (*staged)->staging.path != staging &&
-	    (*staged)->staging.path != stagingPathFor(staging, true)) {
-		std::fprintf(stderr,
-			     "<4>NodeUnstageVolume %s: staged at %s, not at %s: left alone\n",
-			     id.c_str(), (*staged)->staging.path.c_str(), staging.c_str());
-		return grpc::Status::OK;
-	}
-	if (*staged) {
-		if (auto down = control_.down(name, waitBudget(context)); !down)
-			return fromError(down.error());
-	}
-	if (auto removed = files_.removeAll(name); !removed)
-		return fromError(removed.error());
-	removeLeftover(stagingPathFor(staging, true));
-	return grpc::Status::OK;
-}
-
-grpc::Status NodeService::publish(const grpc::ServerContext *context,
-				  const v1::NodePublishVolumeRequest &request)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	if (auto ok = checkPath("target_path", request.target_path()); !ok)
-		return fromError(ok.error());
-	/* A missing required field is INVALID_ARGUMENT, whatever else is missing too. */
-	auto capability = capabilityOf("volume_capability", request.has_volume_capability(),
-				       request.volume_capability());
-	if (!capability)
-		return fromError(capability.error());
-	if (request.staging_target_path().empty())
-		return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
-				  "staging_target_path is required: this plugin stages volumes "
-				  "(STAGE_UNSTAGE_VOLUME)");
-	if (auto ok = checkPath("staging_target_path", request.staging_target_path()); !ok)
-		return fromError(ok.error());
-
-	const std::string name = volumeNameFor(id);
-	grpc::Status busy;
-	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
-	if (!held)
-		return busy;
-	auto staged = stagedSpec(name, id);
-	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
-	VolumeSpec spec = std::move(**staged);
-	const bool block = spec.mode == VolumeMode::Block;
-	if (block != capability->block)
-		return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
-				  "volume " + id + " is staged as a " +
-					  (block ? "block" : "filesystem") + " volume");
-	const std::string expected = stagingPathFor(request.staging_target_path(), block);
-	if (spec.staging.path != expected)
-		return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
-				  "volume " + id + " is staged at " + spec.staging.path +
-					  ", not at " + expected);
-
-	PublishTarget target;
-	target.path = request.target_path();
-	target.readOnly = request.readonly() || readerOnly(capability->mode) || spec.readOnly();
-	for (const std::string &flag : capability->mountFlags) {
-		if (std::find(BindFlags.begin(), BindFlags.end(), flag) != BindFlags.end())
-			target.options.push_back(flag);
-	}
-	if (block)
-		target.options.clear();
-	const auto same =
-		std::find_if(spec.publish.begin(), spec.publish.end(),
-			     [&](const PublishTarget &t) { return t.path == target.path; });
-	if (same != spec.publish.end() && !(*same == target))
-		return withStatus(grpc::StatusCode::ALREADY_EXISTS,
-				  "volume " + id + " is already published at " + target.path +
-					  (same->readOnly ? " read-only" : " read-write") +
-					  " with other options");
-	const bool added = same == spec.publish.end();
-	if (added)
-		spec.publish.push_back(target);
-	if (auto written = files_.writeSpec(spec, id); !written)
-		return fromError(written.error());
-	auto up = control_.up(name, waitBudget(context));
-	if (up)
-		return grpc::Status::OK;
-	/* A target that failed for good is taken out of the spec again. */
-	if (added && up.error().code != Errc::Timeout) {
-		spec.publish.pop_back();
-		if (files_.writeSpec(spec, id))
-			(void)control_.up(name, waitBudget(context));
-	}
-	return fromError(up.error());
-}
-
-grpc::Status NodeService::unpublish(const grpc::ServerContext *context,
-				    const v1::NodeUnpublishVolumeRequest &request)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	const std::string &target = request.target_path();
-	if (auto ok = checkPath("target_path", target); !ok)
-		return fromError(ok.error());
-
-	const std::string name = volumeNameFor(id);
-	grpc::Status busy;
-	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
-	if (!held)
-		return busy;
-	auto staged = stagedSpec(name, id);
-	if (!staged)
-		return fromError(staged.error());
-	const bool known = staged->has_value();
-	if (!known && isMountPoint(target))
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not on this node, and " + target +
-					  " is a mount rbd-volume did not make: left alone");
-	if (known && isTarget(**staged, target)) {
-		VolumeSpec spec = std::move(**staged);
-		std::erase_if(spec.publish,
-			      [&](const PublishTarget &t) { return t.path == target; });
-		if (auto written = files_.writeSpec(spec, id); !written)
-			return fromError(written.error());
-		/*
-		 * A volume in trouble (its mapper lost, say) still loses the
-		 * target: the daemon unmounts it, then reports the trouble.
-		 * Unpublish is done when the target is gone.
-		 */
-		auto up = control_.up(name, waitBudget(context));
-		if (!up && isMountPoint(target))
-			return fromError(up.error());
-		if (!up)
-			std::fprintf(stderr,
-				     "<4>NodeUnpublishVolume %s: %s unmounted; the volume: %s\n",
-				     id.c_str(), target.c_str(), up.error().message.c_str());
-	}
-	if (isMountPoint(target))
-		return withStatus(grpc::StatusCode::INTERNAL,
-				  target + " is still a mount point after the unpublish");
-	removeLeftover(target);
-	return grpc::Status::OK;
-}
-
-grpc::Status NodeService::stats(const v1::NodeGetVolumeStatsRequest &request,
-				v1::NodeGetVolumeStatsResponse &response)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	const std::string &path = request.volume_path();
-	if (path.empty())
-		return fromError(checkPath("volume_path", path).error());
-	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
-	const std::string name = volumeNameFor(id);
-	auto staged = stagedSpec(name, id);
-	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
-	if (auto ok = checkPath("volume_path", path); !ok)
-		return fromError(ok.error());
-	if (!isVolumePath(**staged, path))
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not at " + path);
-	/* The block staging directory stands for the device bound inside it. */
-	const std::string measured = (*staged)->mode == VolumeMode::Block &&
-						     path != (*staged)->staging.path &&
-						     !isTarget(**staged, path)
-					     ? (*staged)->staging.path
-					     : path;
-	auto *condition = response.mutable_volume_condition();
-	auto usage = usageOf(measured);
-	if (!usage && usage.error().code == Errc::NotFound)
-		return withStatus(grpc::StatusCode::NOT_FOUND, usage.error().message);
-	if (!usage) {
-		condition->set_abnormal(true);
-		condition->set_message(usage.error().message);
-		return grpc::Status::OK;
-	}
-	auto *bytes = response.add_usage();
-	bytes->set_unit(v1::VolumeUsage::BYTES);
-	bytes->set_total(static_cast<int64_t>(usage->totalBytes));
-	if (!usage->block) {
-		bytes->set_available(static_cast<int64_t>(usage->availableBytes));
-		bytes->set_used(static_cast<int64_t>(usage->usedBytes));
-		auto *inodes = response.add_usage();
-		inodes->set_unit(v1::VolumeUsage::INODES);
-		inodes->set_total(static_cast<int64_t>(usage->totalInodes));
-		inodes->set_available(static_cast<int64_t>(usage->freeInodes));
-		inodes->set_used(static_cast<int64_t>(usage->usedInodes));
-	}
-	auto state = control_.state(name);
-	if (!state) {
-		condition->set_message("health unknown: " + state.error().message);
-	} else if (!*state) {
-		condition->set_abnormal(true);
-		condition->set_message("rbd-volumed does not know the volume");
-	} else if (auto why = unhealthy(**state)) {
-		condition->set_abnormal(true);
-		condition->set_message(*why);
-	} else {
-		condition->set_message("the volume is healthy");
-	}
-	return grpc::Status::OK;
-}
-
-grpc::Status NodeService::expand(const grpc::ServerContext *context,
-				 const v1::NodeExpandVolumeRequest &request,
-				 v1::NodeExpandVolumeResponse &response)
-{
-	const std::string &id = request.volume_id();
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	if (request.volume_path().empty())
-		return fromError(checkPath("volume_path", request.volume_path()).error());
-	const std::string name = volumeNameFor(id);
-	grpc::Status busy;
-	const VolumeLocks::Held held = lockVolume(context, id, name, busy);
-	if (!held)
-		return busy;
-	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
-	auto staged = stagedSpec(name, id);
-	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
-	if (auto ok = checkPath("volume_path", request.volume_path()); !ok)
-		return fromError(ok.error());
-	if (!isVolumePath(**staged, request.volume_path()))
-		return withStatus(grpc::StatusCode::NOT_FOUND,
-				  "volume " + id + " is not at " + request.volume_path());
-	/*
-	 * The daemon's pass sees the bigger device and grows the filesystem
-	 * online. A device that lags the image (rbd-fuse learns of a resize
-	 * a moment later) gets a few more passes.
-	 */
-	const int64_t required = request.capacity_range().required_bytes();
-	const auto until =
-		std::chrono::steady_clock::now() + std::min(waitBudget(context), ExpandPatience);
-	Result<uint64_t> bytes = 0;
-	for (;;) {
-		if (auto pass = control_.reconcile(name, waitBudget(context)); !pass)
-			return fromError(pass.error());
-		auto state = control_.state(name);
-		if (!state)
-			return fromError(state.error());
-		if (!*state || (*state)->device.empty())
-			return withStatus(grpc::StatusCode::FAILED_PRECONDITION,
-					  "volume " + id + " has no mapped device");
-		bytes = blockDeviceBytes((*state)->device);
-		if (!bytes)
-			return fromError(bytes.error());
-		if (required <= 0 || static_cast<uint64_t>(required) <= *bytes ||
-		    std::chrono::steady_clock::now() >= until)
-			break;
-		std::this_thread::sleep_for(std::chrono::seconds(1));
-	}
-	if (required > 0 && static_cast<uint64_t>(required) > *bytes)
-		return withStatus(
-			grpc::StatusCode::OUT_OF_RANGE,
-			"the image of volume " + id + " has " + std::to_string(*bytes) +
-				" bytes, less than the " + std::to_string(required) +
-				" required: grow the image first (ControllerExpandVolume or "
-				"rbd resize)");
-	response.set_capacity_bytes(static_cast<int64_t>(*bytes));
-	return grpc::Status::OK;
+	const grpc::Status status =
+		grpcStatusOf(perform(ops_, argsOf(request), deadlineOf(context), response));
+	if (!status.ok() || log == Log::Always)
+		logOutcome(rpc, request.volume_id(), status);
+	return status;
 }
 
 grpc::Status NodeService::NodeStageVolume(grpc::ServerContext *context,
 					  const v1::NodeStageVolumeRequest *request,
-					  v1::NodeStageVolumeResponse * /*response*/)
+					  v1::NodeStageVolumeResponse *response)
 {
-	return logged("NodeStageVolume", request->volume_id(), stage(context, *request));
+	return serve("NodeStageVolume", *context, *request, *response);
 }
 
 grpc::Status NodeService::NodeUnstageVolume(grpc::ServerContext *context,
 					    const v1::NodeUnstageVolumeRequest *request,
-					    v1::NodeUnstageVolumeResponse * /*response*/)
+					    v1::NodeUnstageVolumeResponse *response)
 {
-	return logged("NodeUnstageVolume", request->volume_id(), unstage(context, *request));
+	return serve("NodeUnstageVolume", *context, *request, *response);
 }
 
 grpc::Status NodeService::NodePublishVolume(grpc::ServerContext *context,
 					    const v1::NodePublishVolumeRequest *request,
-					    v1::NodePublishVolumeResponse * /*response*/)
+					    v1::NodePublishVolumeResponse *response)
 {
-	return logged("NodePublishVolume", request->volume_id(), publish(context, *request));
+	return serve("NodePublishVolume", *context, *request, *response);
 }
 
 grpc::Status NodeService::NodeUnpublishVolume(grpc::ServerContext *context,
 					      const v1::NodeUnpublishVolumeRequest *request,
-					      v1::NodeUnpublishVolumeResponse * /*response*/)
+					      v1::NodeUnpublishVolumeResponse *response)
 {
-	return logged("NodeUnpublishVolume", request->volume_id(), unpublish(context, *request));
+	return serve("NodeUnpublishVolume", *context, *request, *response);
 }
 
-grpc::Status NodeService::NodeGetVolumeStats(grpc::ServerContext * /*context*/,
+grpc::Status NodeService::NodeGetVolumeStats(grpc::ServerContext *context,
 					     const v1::NodeGetVolumeStatsRequest *request,
 					     v1::NodeGetVolumeStatsResponse *response)
 {
 	/* Asked every minute per volume: only failures are worth a line. */
-	grpc::Status status = stats(*request, *response);
-	return status.ok() ? status : logged("NodeGetVolumeStats", request->volume_id(), status);
+	return serve("NodeGetVolumeStats", *context, *request, *response, Log::FailuresOnly);
 }
 
 grpc::Status NodeService::NodeExpandVolume(grpc::ServerContext *context,
 					   const v1::NodeExpandVolumeRequest *request,
 					   v1::NodeExpandVolumeResponse *response)
 {
-	return logged("NodeExpandVolume", request->volume_id(),
-		      expand(context, *request, *response));
+	return serve("NodeExpandVolume", *context, *request, *response);
 }
 
 grpc::Status NodeService::NodeGetCapabilities(grpc::ServerContext * /*context*/,
@@ -598,11 +266,12 @@ grpc::Status NodeService::NodeGetInfo(grpc::ServerContext * /*context*/,
 				      const v1::NodeGetInfoRequest * /*request*/,
 				      v1::NodeGetInfoResponse *response)
 {
-	response->set_node_id(settings_.nodeId);
-	response->set_max_volumes_per_node(settings_.maxVolumes);
-	if (!settings_.topology.empty()) {
+	const ShimSettings &settings = ops_.settings();
+	response->set_node_id(settings.nodeId);
+	response->set_max_volumes_per_node(settings.maxVolumes);
+	if (!settings.topology.empty()) {
 		auto *segments = response->mutable_accessible_topology()->mutable_segments();
-		for (const auto &[key, value] : settings_.topology)
+		for (const auto &[key, value] : settings.topology)
 			(*segments)[key] = value;
 	}
 	return grpc::Status::OK;

@@ -1,22 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * CSI Node: each call checks its request, turns it into a runtime spec
- * change (stage writes the spec, publish adds a target, unpublish removes
- * one, unstage removes the spec), asks rbd-volumed to converge, and maps
- * the outcome to a CSI code. Calls on one volume are served one at a time;
- * calls on different volumes run in parallel.
+ * CSI Node over gRPC: a thin adapter. Each RPC goes through one prologue
+ * (the caller's deadline, the request as plain values, the node operation,
+ * its code as a gRPC status, the response, one journal line); the work is
+ * NodeOps's.
  */
 #pragma once
 
-#include <chrono>
-#include <optional>
+#include <cstdint>
 #include <string>
 
 #include "csi.grpc.pb.h"
-#include "csi/runtime_files.hpp"
+#include "csi/node_ops.hpp"
 #include "csi/shim_settings.hpp"
 #include "csi/volume_control.hpp"
-#include "csi/volume_locks.hpp"
 
 namespace rbdvolume::csi {
 
@@ -51,35 +48,15 @@ public:
 				 ::csi::v1::NodeGetInfoResponse *response) override;
 
 private:
-	/* How long this call may wait for the daemon: inside its deadline, at most maxWait. */
-	std::chrono::seconds waitBudget(const grpc::ServerContext *context) const;
-	/* The volume's lock; ABORTED (in `status`) when the deadline passes first. */
-	VolumeLocks::Held lockVolume(const grpc::ServerContext *context,
-				     const std::string &volumeId, const std::string &name,
-				     grpc::Status &status);
+	/* Which outcomes get a journal line. */
+	enum class Log : uint8_t { Always, FailuresOnly };
 
-	/* The runtime spec staged for `volumeId` (nullopt: none, or `name` holds another ID's). */
-	Result<std::optional<VolumeSpec>> stagedSpec(const std::string &name,
-						     const std::string &volumeId) const;
+	/* The prologue of every volume RPC. */
+	template<typename Request, typename Response>
+	grpc::Status serve(const char *rpc, const grpc::ServerContext &context,
+			   const Request &request, Response &response, Log log = Log::Always);
 
-	grpc::Status stage(const grpc::ServerContext *context,
-			   const ::csi::v1::NodeStageVolumeRequest &request);
-	grpc::Status unstage(const grpc::ServerContext *context,
-			     const ::csi::v1::NodeUnstageVolumeRequest &request);
-	grpc::Status publish(const grpc::ServerContext *context,
-			     const ::csi::v1::NodePublishVolumeRequest &request);
-	grpc::Status unpublish(const grpc::ServerContext *context,
-			       const ::csi::v1::NodeUnpublishVolumeRequest &request);
-	grpc::Status stats(const ::csi::v1::NodeGetVolumeStatsRequest &request,
-			   ::csi::v1::NodeGetVolumeStatsResponse &response);
-	grpc::Status expand(const grpc::ServerContext *context,
-			    const ::csi::v1::NodeExpandVolumeRequest &request,
-			    ::csi::v1::NodeExpandVolumeResponse &response);
-
-	ShimSettings settings_;
-	VolumeControl &control_;
-	RuntimeFiles files_;
-	VolumeLocks locks_;
+	NodeOps ops_;
 };
 
 } /* namespace rbdvolume::csi */

@@ -6,8 +6,6 @@
 
 namespace rbdvolume::csi {
 
-namespace v1 = ::csi::v1;
-
 Result<void> checkVolumeId(const std::string &volumeId)
 {
 	if (const auto problem = volumeIdProblem(volumeId))
@@ -28,34 +26,31 @@ Result<void> checkPath(const char *field, const std::string &path)
 	return {};
 }
 
-Result<Capability> capabilityOf(const char *field, bool present,
-				const v1::VolumeCapability &capability)
+Result<Capability> capabilityOf(const char *field, const CapabilityField &capability)
 {
 	const std::string name(field);
-	if (!present)
+	if (!capability.present)
 		return fail(Errc::InvalidArgument, name + " is required");
 	Capability result;
-	switch (capability.access_type_case()) {
-	case v1::VolumeCapability::kBlock:
+	switch (capability.access) {
+	case CapabilityField::Access::Block:
 		result.block = true;
 		break;
-	case v1::VolumeCapability::kMount:
-		result.fsType = capability.mount().fs_type();
-		result.mountFlags.assign(capability.mount().mount_flags().begin(),
-					 capability.mount().mount_flags().end());
+	case CapabilityField::Access::Mount:
+		result.fsType = capability.fsType;
+		result.mountFlags = capability.mountFlags;
 		break;
-	default:
+	case CapabilityField::Access::None:
 		return fail(Errc::InvalidArgument,
 			    name + " has neither block nor mount access type");
 	}
-	if (!capability.has_access_mode() ||
-	    capability.access_mode().mode() == v1::VolumeCapability::AccessMode::UNKNOWN)
+	if (capability.accessMode == 0)
 		return fail(Errc::InvalidArgument, name + ".access_mode is required");
-	result.mode = static_cast<AccessMode>(capability.access_mode().mode());
+	result.mode = static_cast<AccessMode>(capability.accessMode);
 	return result;
 }
 
-Result<CephSecret> cephSecretOf(const google::protobuf::Map<std::string, std::string> &secrets)
+Result<CephSecret> cephSecretOf(const std::map<std::string, std::string> &secrets)
 {
 	const auto value = [&](const char *key) {
 		const auto found = secrets.find(key);
@@ -75,12 +70,6 @@ Result<CephSecret> cephSecretOf(const google::protobuf::Map<std::string, std::st
 				    "the stage secret's key holds a control character");
 	}
 	return secret;
-}
-
-std::map<std::string, std::string>
-plainMap(const google::protobuf::Map<std::string, std::string> &map)
-{
-	return { map.begin(), map.end() };
 }
 
 } /* namespace rbdvolume::csi */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The checks every Node call makes of its request, and its parts as plain values. */
+/*
+ * The checks every Node call makes of its request, and its parts as plain
+ * values. No gRPC here: the node service copies the request's fields in.
+ */
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
-#include "csi.pb.h"
 #include "csi/stage_spec.hpp"
 
 namespace rbdvolume::csi {
@@ -17,9 +21,19 @@ Result<void> checkVolumeId(const std::string &volumeId);
 /* A required path field: absolute, no '.', '..' or empty component, no trailing '/'. */
 Result<void> checkPath(const char *field, const std::string &path);
 
+/* A volume_capability as the request carries it, nothing checked yet. */
+struct CapabilityField {
+	enum class Access : uint8_t { None, Block, Mount };
+
+	bool present = false;
+	Access access = Access::None;
+	std::string fsType;		     /* mount.fs_type */
+	std::vector<std::string> mountFlags; /* mount.mount_flags */
+	int accessMode = 0;		     /* access_mode.mode; 0 (UNKNOWN) when absent */
+};
+
 /* volume_capability: present, with an access type and a known access mode. */
-Result<Capability> capabilityOf(const char *field, bool present,
-				const ::csi::v1::VolumeCapability &capability);
+Result<Capability> capabilityOf(const char *field, const CapabilityField &capability);
 
 /* The Ceph identity in the stage secrets. */
 struct CephSecret {
@@ -31,9 +45,6 @@ struct CephSecret {
  * userID and userKey, or the in-tree migration's adminId and key. The
  * message of an Error names the keys, never a value.
  */
-Result<CephSecret> cephSecretOf(const google::protobuf::Map<std::string, std::string> &secrets);
-
-std::map<std::string, std::string>
-plainMap(const google::protobuf::Map<std::string, std::string> &map);
+Result<CephSecret> cephSecretOf(const std::map<std::string, std::string> &secrets);
 
 } /* namespace rbdvolume::csi */
