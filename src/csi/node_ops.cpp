@@ -5,13 +5,13 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
-#include <thread>
 #include <unistd.h>
 
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
 #include "csi/cluster_map_load.hpp"
+#include "csi/device_changes.hpp"
 #include "csi/stage_spec.hpp"
 #include "csi/volume_names.hpp"
 #include "host/fs_util.hpp"
@@ -32,6 +32,8 @@ constexpr seconds DeadlineMargin{ 10 };
 
 /* How long an expand waits for the device to show the image's new size. */
 constexpr seconds ExpandPatience{ 20 };
+/* The longest an expand waits for word of a grown device before it asks for another pass. */
+constexpr seconds ExpandRetry{ 1 };
 
 OpStatus withStatus(Code code, std::string message)
 {
@@ -459,12 +461,18 @@ OpStatus NodeOps::expand(const ExpandArgs &request, Deadline deadline, ExpandRep
 				  "volume " + id + " is not at " + request.volumePath);
 	/*
 	 * The daemon's pass sees the bigger device and grows the filesystem
-	 * online. A device that lags the image (rbd-fuse learns of a resize
-	 * a moment later) gets a few more passes.
+	 * online. A device may lag its image; then another pass follows when
+	 * the device may have grown. krbd and nbd devices grow by themselves
+	 * and the kernel says so (a "change" uevent), which ends the wait at
+	 * once. A loop over rbd-fuse's file grows only inside a pass, once
+	 * rbd-fuse has heard of the resize, and nothing announces that; nor do
+	 * uevents reach every network namespace: so a wait lasts a second at
+	 * most. It sleeps in poll(), and never past the expand's patience.
 	 */
 	const int64_t required = request.requiredBytes;
 	const auto until =
 		std::chrono::steady_clock::now() + std::min(waitBudget(deadline), ExpandPatience);
+	DeviceChanges changes; /* listening before the first pass: no change slips between */
 	Result<uint64_t> bytes = 0;
 	for (;;) {
 		if (auto pass = control_.reconcile(name, waitBudget(deadline)); !pass)
@@ -478,10 +486,10 @@ OpStatus NodeOps::expand(const ExpandArgs &request, Deadline deadline, ExpandRep
 		bytes = blockDeviceBytes((*state)->device);
 		if (!bytes)
 			return fromError(bytes.error());
-		if (required <= 0 || static_cast<uint64_t>(required) <= *bytes ||
-		    std::chrono::steady_clock::now() >= until)
+		const auto now = std::chrono::steady_clock::now();
+		if (required <= 0 || static_cast<uint64_t>(required) <= *bytes || now >= until)
 			break;
-		std::this_thread::sleep_for(std::chrono::seconds(1));
+		(void)changes.wait((*state)->device, std::min(now + ExpandRetry, until));
 	}
 	if (required > 0 && static_cast<uint64_t>(required) > *bytes)
 		return withStatus(
