@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
@@ -106,6 +108,18 @@ constexpr std::string_view TempSuffix = ".tmp";
 constexpr size_t TempRandomChars = 6;
 
 } /* namespace */
+
+Result<uint64_t> blockDeviceSize(const std::string &path)
+{
+	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+	if (!fd.valid())
+		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
+	uint64_t bytes = 0;
+	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
+		return fail(Errc::Io, "cannot read the size of " + path + ": " + errnoText(errno),
+			    errno);
+	return bytes;
+}
 
 bool isAtomicWriteTemporary(std::string_view name)
 {

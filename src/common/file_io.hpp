@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,13 @@ enum class Symlinks : bool {
  */
 Result<std::optional<std::string>> readFileBounded(const std::string &path, size_t maxBytes,
 						   Symlinks symlinks = Symlinks::Refuse);
+
+/*
+ * The size of the block device at `path` in bytes: the kernel's number
+ * (BLKGETSIZE64), no I/O through the device, so it answers even when the
+ * device's server does not.
+ */
+Result<uint64_t> blockDeviceSize(const std::string &path);
 
 /* "a FIFO", "a directory", "a block device", ... for a stat mode. */
 std::string fileTypeName(mode_t mode);

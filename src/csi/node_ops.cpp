@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
+#include "common/file_io.hpp"
 #include "csi/cluster_map_load.hpp"
 #include "csi/device_changes.hpp"
 #include "csi/stage_spec.hpp"
@@ -483,7 +484,7 @@ OpStatus NodeOps::expand(const ExpandArgs &request, Deadline deadline, ExpandRep
 		if (!*state || (*state)->device.empty())
 			return withStatus(Code::FailedPrecondition,
 					  "volume " + id + " has no mapped device");
-		bytes = blockDeviceBytes((*state)->device);
+		bytes = blockDeviceSize((*state)->device);
 		if (!bytes)
 			return fromError(bytes.error());
 		const auto now = std::chrono::steady_clock::now();

@@ -2,29 +2,14 @@
 #include "csi/volume_stats.hpp"
 
 #include <cerrno>
-#include <fcntl.h>
 
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include "common/errno_text.hpp"
-#include "common/unique_fd.hpp"
+#include "common/file_io.hpp"
 
 namespace rbdvolume::csi {
-
-Result<uint64_t> blockDeviceBytes(const std::string &path)
-{
-	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-	if (!fd.valid())
-		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
-	uint64_t bytes = 0;
-	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
-		return fail(Errc::Io, "cannot read the size of " + path + ": " + errnoText(errno),
-			    errno);
-	return bytes;
-}
 
 Result<PathUsage> usageOf(const std::string &path)
 {
@@ -35,7 +20,7 @@ Result<PathUsage> usageOf(const std::string &path)
 	}
 	PathUsage usage;
 	if (S_ISBLK(st.st_mode)) {
-		auto bytes = blockDeviceBytes(path);
+		auto bytes = blockDeviceSize(path);
 		if (!bytes)
 			return tl::make_unexpected(bytes.error());
 		usage.block = true;

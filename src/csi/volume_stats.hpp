@@ -28,9 +28,6 @@ struct PathUsage {
  */
 Result<PathUsage> usageOf(const std::string &path);
 
-/* The size of the block device at `path`. */
-Result<uint64_t> blockDeviceBytes(const std::string &path);
-
 /* Abnormal, and why, when the daemon's view says so; nullopt when healthy. */
 std::optional<std::string> unhealthy(const VolumeState &state);
 

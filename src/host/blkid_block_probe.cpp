@@ -12,14 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-
 #include <blkid/blkid.h>
 
 #include "common/bounded_call.hpp"
 #include "common/c_handle.hpp"
 #include "common/errno_text.hpp"
+#include "common/file_io.hpp"
 #include "common/unique_fd.hpp"
 
 namespace rbdvolume {
@@ -204,14 +202,7 @@ ProbeResult BlkidBlockProbe::probe(const std::string &device)
 
 Result<uint64_t> BlkidBlockProbe::deviceSize(const std::string &device)
 {
-	const UniqueFd fd(open(device.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-	if (!fd.valid())
-		return fail(Errc::Io, "cannot open " + device + ": " + errnoText(errno), errno);
-	uint64_t bytes = 0;
-	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
-		return fail(Errc::Io, "cannot read the size of " + device + ": " + errnoText(errno),
-			    errno);
-	return bytes;
+	return blockDeviceSize(device);
 }
 
 } /* namespace rbdvolume */
