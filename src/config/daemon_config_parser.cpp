@@ -138,7 +138,7 @@ std::optional<Duration> readDuration(TomlTable &reader, std::string_view key)
 					  "', found the integer " + std::to_string(*integer));
 		return std::nullopt;
 	}
-	std::string &text = std::get<std::string>(*value);
+	auto &text = std::get<std::string>(*value);
 	const Result<milliseconds> parsed = parseDuration(text);
 	if (!parsed) {
 		reader.check(key, parsed.error().message);

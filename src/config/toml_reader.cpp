@@ -304,7 +304,7 @@ std::unique_ptr<TomlFile> TomlFile::parse(std::string_view text, const std::stri
 
 TomlTable TomlFile::root(TableShape shape, SpecReport &report) const
 {
-	return TomlTable(*this, parsed_->keep(parsed_->root), "", std::move(shape), report);
+	return { *this, parsed_->keep(parsed_->root), "", std::move(shape), report };
 }
 
 std::optional<std::string> readWithoutThrowing(const std::function<void()> &read)

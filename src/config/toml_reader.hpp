@@ -125,6 +125,8 @@ public:
 	~TomlFile();
 	TomlFile(const TomlFile &) = delete;
 	TomlFile &operator=(const TomlFile &) = delete;
+	TomlFile(TomlFile &&) = delete;
+	TomlFile &operator=(TomlFile &&) = delete;
 
 	TomlTable root(TableShape shape, SpecReport &report) const;
 
