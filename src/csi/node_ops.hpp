@@ -85,13 +85,13 @@ public:
 
 	const ShimSettings &settings() const { return settings_; }
 
-	OpStatus stage(const StageArgs &args, Deadline deadline);
-	OpStatus unstage(const UnstageArgs &args, Deadline deadline);
-	OpStatus publish(const PublishArgs &args, Deadline deadline);
-	OpStatus unpublish(const UnpublishArgs &args, Deadline deadline);
+	OpStatus stage(const StageArgs &request, Deadline deadline);
+	OpStatus unstage(const UnstageArgs &request, Deadline deadline);
+	OpStatus publish(const PublishArgs &request, Deadline deadline);
+	OpStatus unpublish(const UnpublishArgs &request, Deadline deadline);
 	/* Takes no lock and asks the daemon nothing but its view: kubelet asks it often. */
-	OpStatus stats(const StatsArgs &args, StatsReply &reply);
-	OpStatus expand(const ExpandArgs &args, Deadline deadline, ExpandReply &reply);
+	OpStatus stats(const StatsArgs &request, StatsReply &reply);
+	OpStatus expand(const ExpandArgs &request, Deadline deadline, ExpandReply &reply);
 
 private:
 	/* How long this call may wait for the daemon: inside its deadline, at most maxWait. */

@@ -155,7 +155,7 @@ OpStatus perform(NodeOps &ops, const StatsArgs &args, Deadline /*deadline*/,
 		 v1::NodeGetVolumeStatsResponse &response)
 {
 	StatsReply reply;
-	const OpStatus status = ops.stats(args, reply);
+	OpStatus status = ops.stats(args, reply);
 	if (!status.ok())
 		return status;
 	if (reply.usage) {
@@ -183,7 +183,7 @@ OpStatus perform(NodeOps &ops, const ExpandArgs &args, Deadline deadline,
 		 v1::NodeExpandVolumeResponse &response)
 {
 	ExpandReply reply;
-	const OpStatus status = ops.expand(args, deadline, reply);
+	OpStatus status = ops.expand(args, deadline, reply);
 	if (status.ok())
 		response.set_capacity_bytes(static_cast<int64_t>(reply.capacityBytes));
 	return status;
@@ -200,7 +200,7 @@ template<typename Request, typename Response>
 grpc::Status NodeService::serve(const char *rpc, const grpc::ServerContext &context,
 				const Request &request, Response &response, Log log)
 {
-	const grpc::Status status =
+	grpc::Status status =
 		grpcStatusOf(perform(ops_, argsOf(request), deadlineOf(context), response));
 	if (!status.ok() || log == Log::Always)
 		logOutcome(rpc, request.volume_id(), status);
