@@ -9,6 +9,8 @@ packages=(
 	libtomlplusplus-dev libexpected-dev libmount-dev libblkid-dev
 	# tests, lint, sanitizers and the fuzzer
 	libgtest-dev libgmock-dev
+	# every shell script is checked (scripts/shellcheck.sh)
+	shellcheck
 	# the integration suite: filesystems and the signatures it must never format
 	util-linux e2fsprogs xfsprogs btrfs-progs cryptsetup-bin fdisk lvm2
 	# unit files are checked with systemd-analyze verify, the bus policy with

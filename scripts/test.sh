@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The whole test run, as CI does it: install, lint, build with gcc and clang,
-# fuzz the spec parser, build the Debian packages (lintian, rpmspec), run
-# every suite (once plain, once under ASan+UBSan; the system suite, the
-# packages test included, once).
+# The whole test run, as CI does it: install, lint (clang-format, shellcheck),
+# build with gcc and clang, fuzz the spec parser, build the Debian packages
+# (lintian, rpmspec), run every suite (once plain, once under ASan+UBSan; the
+# system suite, the packages test included, once).
 # Ends with one line: "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ section "clang-format"
 mapfile -t sources < <(find src tests -name '*.cpp' -o -name '*.hpp' | sort)
 clang-format --dry-run --Werror "${sources[@]}"
 echo "${#sources[@]} files formatted"
+
+section "shellcheck"
+scripts/shellcheck.sh
 
 section "gcc build (-Werror)"
 rm -rf "${builds[@]}"

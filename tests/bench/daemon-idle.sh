@@ -77,7 +77,7 @@ esac
 
 switches() { # context switches of each thread: "TID COMM COUNT" lines
 	local t
-	for t in /proc/$pid/task/*; do
+	for t in "/proc/$pid/task"/*; do
 		printf '%s %s %s\n' "${t##*/}" "$(cat "$t/comm")" \
 			"$(awk '/ctxt_switches/ { n += $2 } END { print n }' "$t/status")"
 	done
@@ -91,7 +91,7 @@ rss=$(status_kib VmRSS)
 hwm=$(status_kib VmHWM)
 anon=$(status_kib RssAnon)
 file=$(status_kib RssFile)
-threads=$(ls /proc/$pid/task | wc -l)
+threads=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)
 total=$(join <(echo "$before" | sort) <(echo "$after" | sort) | awk '{ n += $5 - $3 } END { print n }')
 printf 'specs:            %d\n' "$specs"
 printf 'ready after:      %d ms (specs parsed, first survey done, bus name owned)\n' "$ready_ms"
