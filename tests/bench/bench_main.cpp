@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <sched.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 
 #include <sys/mount.h>
 
+#include "common/errno_text.hpp"
 #include "host/command_runner.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 
@@ -34,12 +34,12 @@ std::string enterSandbox()
 		return "needs root";
 	if (unshare(CLONE_NEWNS) != 0 ||
 	    mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-		return std::string("private mount namespace: ") + std::strerror(errno);
+		return std::string("private mount namespace: ") + errnoText(errno);
 	std::string dir = std::filesystem::temp_directory_path().string() + "/rbdv-bench-XXXXXX";
 	if (!mkdtemp(dir.data()))
-		return std::string("mkdtemp: ") + std::strerror(errno);
+		return std::string("mkdtemp: ") + errnoText(errno);
 	if (mount("rbdv-bench", dir.c_str(), "tmpfs", 0, "mode=0755,size=4g") != 0)
-		return std::string("scratch tmpfs: ") + std::strerror(errno);
+		return std::string("scratch tmpfs: ") + errnoText(errno);
 	scratchDir() = dir;
 	setenv("LIBMOUNT_UTAB", (dir + "/utab").c_str(), 1);
 	return {};

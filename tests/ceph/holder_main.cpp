@@ -7,6 +7,7 @@
  *
  *   rbdv-ceph-holder CONF CLIENT_ID KEYRING POOL IMAGE
  */
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,7 +21,10 @@ namespace {
 
 int failed(const char *what, int ret)
 {
-	std::fprintf(stderr, "rbdv-ceph-holder: %s: %s\n", what, std::strerror(-ret));
+	/* librados runs threads of its own: strerror_r (GNU), not strerror. */
+	std::array<char, 128> buffer{};
+	std::fprintf(stderr, "rbdv-ceph-holder: %s: %s\n", what,
+		     strerror_r(-ret, buffer.data(), buffer.size()));
 	return 1;
 }
 

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -17,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "cluster_harness.hpp"
+#include "common/errno_text.hpp"
 
 namespace rbdvolume::testing {
 
@@ -63,7 +63,7 @@ std::string ImageHolder::hold(const std::string &image)
 	int toChild[2];
 	int fromChild[2];
 	if (pipe2(toChild, O_CLOEXEC) != 0 || pipe2(fromChild, O_CLOEXEC) != 0)
-		return std::string("pipe2: ") + std::strerror(errno);
+		return std::string("pipe2: ") + errnoText(errno);
 	UniqueFd childIn(toChild[0]);
 	UniqueFd childOut(fromChild[1]);
 	input_ = UniqueFd(toChild[1]);
@@ -86,7 +86,7 @@ std::string ImageHolder::hold(const std::string &image)
 	posix_spawn_file_actions_destroy(&actions);
 	if (ret != 0) {
 		pid_ = -1;
-		return "spawning " + path + ": " + std::strerror(ret);
+		return "spawning " + path + ": " + errnoText(ret);
 	}
 	childOut.reset(); /* so that its exit is EOF here */
 	return waitForReady(output_.get());

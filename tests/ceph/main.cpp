@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster_harness.hpp"
+#include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 #include "integration_env.hpp"
 
@@ -161,17 +162,19 @@ int main(int argc, char **argv)
 	/* The fuse tests mount: keep every mount in a private namespace on a tmpfs scratch. */
 	if (unshare(CLONE_NEWNS) != 0 ||
 	    mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-		return cannotRun(std::string("a private mount namespace: ") + std::strerror(errno));
+		return cannotRun(std::string("a private mount namespace: ") +
+				 rbdvolume::errnoText(errno));
 	if (const std::string scratch = rbdvolume::testing::setUpScratch(); !scratch.empty())
 		return cannotRun(scratch);
 
 	const std::string dir = makeScratchDir();
 	if (dir.empty())
 		return cannotRun(std::string("cannot make a scratch directory: ") +
-				 std::strerror(errno));
+				 rbdvolume::errnoText(errno));
 	const int guardian = startGuardian(script, dir);
 	if (guardian < 0)
-		return cannotRun(std::string("cannot fork the guardian: ") + std::strerror(errno));
+		return cannotRun(std::string("cannot fork the guardian: ") +
+				 rbdvolume::errnoText(errno));
 
 	rbdvolume::UniqueFd holdV2;
 	rbdvolume::UniqueFd holdV1;

@@ -3,12 +3,12 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
 #include <sys/mount.h>
 
+#include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 
@@ -28,10 +28,10 @@ std::string setUpScratch()
 {
 	std::string dir = std::filesystem::temp_directory_path().string() + "/rbdv-it-XXXXXX";
 	if (!mkdtemp(dir.data()))
-		return std::string("mkdtemp: ") + std::strerror(errno);
+		return std::string("mkdtemp: ") + errnoText(errno);
 	/* The tmpfs dies with the namespace: nothing to clean when a test crashes. */
 	if (mount("rbdv-scratch", dir.c_str(), "tmpfs", 0, "mode=0755,size=8g") != 0)
-		return std::string("mounting the scratch tmpfs: ") + std::strerror(errno);
+		return std::string("mounting the scratch tmpfs: ") + errnoText(errno);
 	scratch() = dir;
 	const std::string utab = dir + "/utab";
 	setenv("LIBMOUNT_UTAB", utab.c_str(), 1);

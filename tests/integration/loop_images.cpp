@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
 
+#include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
@@ -68,10 +68,9 @@ Result<void> LoopImages::createImage(const ImageSpec &image, uint64_t bytes)
 	const std::string path = imagePath(image);
 	const UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
 	if (!fd.valid())
-		return fail(Errc::Io, "cannot create '" + path + "': " + std::strerror(errno),
-			    errno);
+		return fail(Errc::Io, "cannot create '" + path + "': " + errnoText(errno), errno);
 	if (ftruncate(fd.get(), static_cast<off_t>(bytes)) < 0)
-		return fail(Errc::Io, "cannot size '" + path + "': " + std::strerror(errno), errno);
+		return fail(Errc::Io, "cannot size '" + path + "': " + errnoText(errno), errno);
 	return {};
 }
 
@@ -79,8 +78,7 @@ Result<void> LoopImages::resizeImage(const ImageSpec &image, uint64_t bytes)
 {
 	const std::string path = imagePath(image);
 	if (truncate(path.c_str(), static_cast<off_t>(bytes)) < 0)
-		return fail(Errc::Io, "cannot resize '" + path + "': " + std::strerror(errno),
-			    errno);
+		return fail(Errc::Io, "cannot resize '" + path + "': " + errnoText(errno), errno);
 	auto mapped = list();
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sched.h>
 #include <string>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/errno_text.hpp"
 #include "integration_env.hpp"
 
 namespace {
@@ -45,9 +45,10 @@ int main(int argc, char **argv)
 	if (access("/dev/loop-control", R_OK | W_OK) != 0)
 		return cannotRun("no /dev/loop-control");
 	if (unshare(CLONE_NEWNS) != 0)
-		return cannotRun(std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno));
+		return cannotRun(std::string("unshare(CLONE_NEWNS): ") +
+				 rbdvolume::errnoText(errno));
 	if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-		return cannotRun(std::string("making / private: ") + std::strerror(errno));
+		return cannotRun(std::string("making / private: ") + rbdvolume::errnoText(errno));
 
 	const std::string error = rbdvolume::testing::setUpScratch();
 	if (!error.empty())
