@@ -22,15 +22,9 @@
 #include "host/ownership_files.hpp"
 #include "loop_images.hpp"
 
-using namespace rbdvolume;
+namespace rbdvolume::bench {
 
 namespace {
-
-int runs()
-{
-	const char *value = std::getenv("BENCH_RUNS");
-	return value ? std::atoi(value) : 30;
-}
 
 struct Rig {
 	explicit Rig(const std::string &dir)
@@ -58,8 +52,7 @@ void converge(Host &host, const VolumeSpec &spec, Intent intent)
 			std::fprintf(stderr, "bench: engine pass failed: %s\n",
 				     outcome ? outcome->report.firstError()->message.c_str()
 					     : outcome.error().message.c_str());
-			bench::leaveSandbox();
-			std::exit(1);
+			bench::abandon();
 		}
 		if (outcome->plan.empty())
 			return;
@@ -116,21 +109,18 @@ void syscallCycle(const std::string &image, const std::string &staging, const st
 	    mount(staging.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
 	    umount2(target.c_str(), 0) != 0 || umount2(staging.c_str(), 0) != 0) {
 		std::perror("bench: syscall cycle");
-		bench::leaveSandbox();
-		std::exit(1);
+		bench::abandon();
 	}
 	(void)detachLoop(*device);
 }
 
-} /* namespace */
-
-int main()
+int run()
 {
 	if (const std::string error = bench::enterSandbox(); !error.empty()) {
 		std::fprintf(stderr, "bench_cycle: %s\n", error.c_str());
 		return 77;
 	}
-	const std::string dir = bench::scratch();
+	const std::string &dir = bench::scratch();
 	std::filesystem::create_directories(dir + "/images");
 	std::filesystem::create_directories(dir + "/staging/shell");
 	std::filesystem::create_directories(dir + "/target/shell");
@@ -151,9 +141,8 @@ int main()
 		};
 		const auto freshVolume = [&] {
 			spec = makeSpec(dir, "v" + std::to_string(n++));
-			if (!rig.images.createImage(spec.image, 256ull << 20)) {
-				bench::leaveSandbox();
-				std::exit(1);
+			if (!rig.images.createImage(spec.image, 256ULL << 20)) {
+				bench::abandon();
 			}
 			if (!mkfs)
 				bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q",
@@ -183,4 +172,13 @@ int main()
 	}
 	bench::leaveSandbox();
 	return 0;
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::bench */
+
+int main()
+{
+	return rbdvolume::bench::run();
 }

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sched.h>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -41,6 +43,7 @@ std::string enterSandbox()
 	if (mount("rbdv-bench", dir.c_str(), "tmpfs", 0, "mode=0755,size=4g") != 0)
 		return std::string("scratch tmpfs: ") + errnoText(errno);
 	scratchDir() = dir;
+	/* NOLINTNEXTLINE(concurrency-mt-unsafe): the benchmarks run on one thread */
 	setenv("LIBMOUNT_UTAB", (dir + "/utab").c_str(), 1);
 	return {};
 }
@@ -52,6 +55,9 @@ const std::string &scratch()
 
 void leaveSandbox()
 {
+	/* Never entered: "" + "/" would match every loop device of the host. */
+	if (scratch().empty())
+		return;
 	if (auto loops = listLoops()) {
 		for (const LoopInfo &loop : *loops) {
 			if (loop.backingFile.rfind(scratch() + "/", 0) == 0)
@@ -86,9 +92,24 @@ void mustRun(const std::vector<std::string> &argv)
 	if (!output || !output->succeeded()) {
 		std::fprintf(stderr, "bench: %s failed: %s\n", quoteArgv(argv).c_str(),
 			     output ? output->describe().c_str() : output.error().message.c_str());
-		leaveSandbox();
-		std::exit(1);
+		abandon();
 	}
+}
+
+void abandon()
+{
+	leaveSandbox();
+	/* NOLINTNEXTLINE(concurrency-mt-unsafe): the benchmarks run on one thread */
+	std::exit(1);
+}
+
+int runs()
+{
+	const char *value = std::getenv("BENCH_RUNS");
+	const std::string_view text = value ? value : "";
+	int parsed = 0;
+	const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+	return error == std::errc{} && end == text.data() + text.size() && parsed > 0 ? parsed : 30;
 }
 
 } /* namespace rbdvolume::bench */

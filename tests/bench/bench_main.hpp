@@ -18,7 +18,13 @@ void leaveSandbox();
 double medianMicros(int runs, const std::function<void()> &body,
 		    const std::function<void()> &setup = {});
 
-/* Runs argv (no shell), aborting the benchmark when it fails. */
+/* Runs argv (no shell), abandoning the benchmark when it fails. */
 void mustRun(const std::vector<std::string> &argv);
+
+/* Leaves the sandbox, if entered, and exits 1. */
+[[noreturn]] void abandon();
+
+/* How many runs each figure is the median of: $BENCH_RUNS, else 30. */
+int runs();
 
 } /* namespace rbdvolume::bench */

@@ -16,7 +16,7 @@
 #include "engine/observer.hpp"
 #include "host/libmount_mount_table.hpp"
 
-using namespace rbdvolume;
+namespace rbdvolume::bench {
 
 namespace {
 
@@ -34,15 +34,12 @@ void growTable(const std::string &source, size_t wanted, size_t &made)
 		std::filesystem::create_directories(target);
 		if (mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0) {
 			std::perror("bind");
-			bench::leaveSandbox();
-			std::exit(1);
+			bench::abandon();
 		}
 	}
 }
 
-} /* namespace */
-
-int main()
+int run()
 {
 	if (const std::string error = bench::enterSandbox(); !error.empty()) {
 		std::fprintf(stderr, "bench_mount_table: %s\n", error.c_str());
@@ -68,7 +65,7 @@ int main()
 			std::string text;
 			std::array<char, 65536> buffer{};
 			const int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-			for (ssize_t n; (n = read(fd, buffer.data(), buffer.size())) > 0;)
+			for (ssize_t n = 0; (n = read(fd, buffer.data(), buffer.size())) > 0;)
 				text.append(buffer.data(), static_cast<size_t>(n));
 			close(fd);
 		});
@@ -83,4 +80,13 @@ int main()
 	}
 	bench::leaveSandbox();
 	return 0;
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::bench */
+
+int main()
+{
+	return rbdvolume::bench::run();
 }

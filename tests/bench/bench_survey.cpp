@@ -15,15 +15,9 @@
 #include "fake_world.hpp"
 #include "spec_builder.hpp"
 
-using namespace rbdvolume;
+namespace rbdvolume::bench {
 
 namespace {
-
-int runs()
-{
-	const char *value = std::getenv("BENCH_RUNS");
-	return value ? std::atoi(value) : 30;
-}
 
 /* `count` volumes, each published on two targets, brought up on the fake. */
 std::vector<daemon::VolumeJob> convergedVolumes(testing::FakeWorld &world, size_t count)
@@ -43,16 +37,14 @@ std::vector<daemon::VolumeJob> convergedVolumes(testing::FakeWorld &world, size_
 		if (up.error || !up.sighting || !up.sighting->converged) {
 			std::fprintf(stderr, "bench: %s did not converge: %s\n", name.c_str(),
 				     up.error ? up.error->message.c_str() : "conflicts");
-			std::exit(1);
+			bench::abandon();
 		}
 		jobs.push_back(job);
 	}
 	return jobs;
 }
 
-} /* namespace */
-
-int main()
+int run()
 {
 	std::printf("%-8s %12s %14s %10s\n", "volumes", "pass (ms)", "per volume (us)",
 		    "converged");
@@ -74,4 +66,13 @@ int main()
 			return 1;
 	}
 	return 0;
+}
+
+} /* namespace */
+
+} /* namespace rbdvolume::bench */
+
+int main()
+{
+	return rbdvolume::bench::run();
 }
