@@ -130,60 +130,60 @@ TEST(KrbdCommands, UnmapByDeviceWithoutForceOrCredentials)
 class KrbdMapperTest : public ::testing::Test
 {
 protected:
-	TempDir root;
-	HookRunner runner;
-	KrbdMapper mapper{ runner, DriverTools{}, rootsIn(root) };
+	TempDir root_;
+	HookRunner runner_;
+	KrbdMapper mapper_{ runner_, DriverTools{}, rootsIn(root_) };
 };
 
 TEST_F(KrbdMapperTest, NeverMapsAnImageTwice)
 {
-	addKrbd(root, "2", "rbd", "", "data");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	addKrbd(root_, "2", "rbd", "", "data");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd2");
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(KrbdMapperTest, OtherNamespacesAndSnapshotsAreOtherImages)
 {
-	addKrbd(root, "0", "rbd", "tenant", "data");
-	addKrbd(root, "1", "rbd", "", "data", "monday");
-	runner.onRun = [&](const Command &) { addKrbd(root, "4", "rbd", "", "data"); };
-	runner.answer(0, "/dev/rbd4\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	addKrbd(root_, "0", "rbd", "tenant", "data");
+	addKrbd(root_, "1", "rbd", "", "data", "monday");
+	runner_.onRun = [&](const Command &) { addKrbd(root_, "4", "rbd", "", "data"); };
+	runner_.answer(0, "/dev/rbd4\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd4");
-	EXPECT_EQ(runner.commands.size(), 1U);
+	EXPECT_EQ(runner_.commands.size(), 1U);
 }
 
 TEST_F(KrbdMapperTest, TheNewDeviceIsFoundInSysfs)
 {
-	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
-	runner.answer(0, "/dev/rbd5\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.onRun = [&](const Command &) { addKrbd(root_, "5", "rbd", "", "data"); };
+	runner_.answer(0, "/dev/rbd5\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd5");
-	ASSERT_EQ(runner.commands.size(), 1U);
-	EXPECT_EQ(runner.commands[0].argv, mapArgv(volumeSpec()));
+	ASSERT_EQ(runner_.commands.size(), 1U);
+	EXPECT_EQ(runner_.commands[0].argv, mapArgv(volumeSpec()));
 }
 
 TEST_F(KrbdMapperTest, SysfsDecidesWhenStdoutSaysNothing)
 {
-	runner.onRun = [&](const Command &) { addKrbd(root, "5", "rbd", "", "data"); };
-	runner.answer(0, "");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.onRun = [&](const Command &) { addKrbd(root_, "5", "rbd", "", "data"); };
+	runner_.answer(0, "");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/rbd5");
 }
 
 TEST_F(KrbdMapperTest, StdoutNamingAnotherDeviceIsNotTrusted)
 {
-	runner.onRun = [&](const Command &) {
-		addKrbd(root, "5", "rbd", "", "data");
-		addKrbd(root, "6", "rbd", "", "other");
+	runner_.onRun = [&](const Command &) {
+		addKrbd(root_, "5", "rbd", "", "data");
+		addKrbd(root_, "6", "rbd", "", "other");
 	};
-	runner.answer(0, "/dev/rbd6\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.answer(0, "/dev/rbd6\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Conflict);
 	EXPECT_NE(device.error().message.find("/dev/rbd5"), std::string::npos);
@@ -191,8 +191,8 @@ TEST_F(KrbdMapperTest, StdoutNamingAnotherDeviceIsNotTrusted)
 
 TEST_F(KrbdMapperTest, SuccessWithoutADeviceIsAnError)
 {
-	runner.answer(0, "/dev/rbd0\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.answer(0, "/dev/rbd0\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Io);
 	EXPECT_NE(device.error().message.find("no device in"), std::string::npos);
@@ -201,9 +201,9 @@ TEST_F(KrbdMapperTest, SuccessWithoutADeviceIsAnError)
 TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
 {
 	/* What rbd prints when the image is missing: hints on stdout, the error on stderr. */
-	runner.answer(2, "In some cases useful info is found in syslog - try \"dmesg | tail\".\n",
-		      "rbd: sysfs write failed\nrbd: map failed: (2) No such file or directory\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.answer(2, "In some cases useful info is found in syslog - try \"dmesg | tail\".\n",
+		       "rbd: sysfs write failed\nrbd: map failed: (2) No such file or directory\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::NotFound);
 	EXPECT_EQ(device.error().sysErrno, 2);
@@ -213,57 +213,57 @@ TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
 
 TEST_F(KrbdMapperTest, UnsupportedFeaturesAreUnsupported)
 {
-	runner.answer(6, "RBD image feature set mismatch.\n",
-		      "rbd: map failed: (6) No such device or address\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.answer(6, "RBD image feature set mismatch.\n",
+		       "rbd: map failed: (6) No such device or address\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
 }
 
 TEST_F(KrbdMapperTest, ATimedOutMapStaysATimeout)
 {
-	runner.error = Error{ Errc::Timeout, "'rbd' did not finish", ETIMEDOUT };
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.error = Error{ Errc::Timeout, "'rbd' did not finish", ETIMEDOUT };
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Timeout);
 }
 
 TEST_F(KrbdMapperTest, UnmapsItsImage)
 {
-	addKrbd(root, "3", "rbd", "", "data");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	addKrbd(root_, "3", "rbd", "", "data");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Changed);
-	ASSERT_EQ(runner.commands.size(), 1U);
-	EXPECT_EQ(runner.commands[0].argv, (Argv{ "/usr/bin/rbd", "device", "unmap",
-						  "--device-type", "krbd", "/dev/rbd3" }));
+	ASSERT_EQ(runner_.commands.size(), 1U);
+	EXPECT_EQ(runner_.commands[0].argv, (Argv{ "/usr/bin/rbd", "device", "unmap",
+						   "--device-type", "krbd", "/dev/rbd3" }));
 }
 
 TEST_F(KrbdMapperTest, ADeviceNoLongerMappedIsUnchanged)
 {
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(KrbdMapperTest, RefusesToUnmapAnotherImage)
 {
-	addKrbd(root, "3", "rbd", "tenant", "data");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	addKrbd(root_, "3", "rbd", "tenant", "data");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Conflict);
 	EXPECT_NE(change.error().message.find("rbd/tenant/data"), std::string::npos);
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(KrbdMapperTest, ABusyDeviceIsBusy)
 {
-	addKrbd(root, "3", "rbd", "", "data");
-	runner.answer(16, "",
-		      "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
-		      "resource busy\n");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	addKrbd(root_, "3", "rbd", "", "data");
+	runner_.answer(16, "",
+		       "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
+		       "resource busy\n");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Busy);
 	EXPECT_EQ(change.error().message, "rbd device unmap /dev/rbd3: exit status 16: rbd: "
@@ -272,10 +272,10 @@ TEST_F(KrbdMapperTest, ABusyDeviceIsBusy)
 
 TEST_F(KrbdMapperTest, ListsKrbdMappingsOnly)
 {
-	addKrbd(root, "0", "rbd", "", "data");
-	addNbd(root, "nbd0", "77", "c");
-	addRbdNbdProcess(root, "77", "rbd/logs");
-	auto mapped = mapper.list();
+	addKrbd(root_, "0", "rbd", "", "data");
+	addNbd(root_, "nbd0", "77", "c");
+	addRbdNbdProcess(root_, "77", "rbd/logs");
+	auto mapped = mapper_.list();
 	ASSERT_TRUE(mapped);
 	ASSERT_EQ(mapped->size(), 1U);
 	EXPECT_EQ(mapped->front().device, "/dev/rbd0");

@@ -31,22 +31,22 @@ class NbdHelperExecTest : public ::testing::Test
 protected:
 	void SetUp() override
 	{
-		if (helper.empty() || fakeRbdNbd.empty())
+		if (helper_.empty() || fakeRbdNbd_.empty())
 			GTEST_SKIP()
 				<< "RBDV_NBD_HELPER and RBDV_FAKE_RBD_NBD are set by meson test";
 		DriverTools tools;
-		tools.rbdNbd = fakeRbdNbd;
-		config = nbdConfigFor(mapRequestOf(volumeSpec()), tools);
-		auto text = formatNbdConfig(config);
+		tools.rbdNbd = fakeRbdNbd_;
+		config_ = nbdConfigFor(mapRequestOf(volumeSpec()), tools);
+		auto text = formatNbdConfig(config_);
 		ASSERT_TRUE(text);
-		root.write("conf/data.conf", *text);
+		root_.write("conf/data.conf", *text);
 	}
 
 	Result<CommandOutput> runHelper(Argv args, std::vector<std::string> env = {})
 	{
 		Command command;
-		command.argv = { helper, "--config-dir", root.path() + "/conf", "--sysfs",
-				 root.path() + "/sys" };
+		command.argv = { helper_, "--config-dir", root_.path() + "/conf", "--sysfs",
+				 root_.path() + "/sys" };
 		command.argv.insert(command.argv.end(), args.begin(), args.end());
 		command.env = std::move(env);
 		command.env.push_back("RBDV_FAKE_ARGV_FILE=" + argvFile());
@@ -54,7 +54,7 @@ protected:
 		return PosixCommandRunner().run(command);
 	}
 
-	std::string argvFile() const { return root.path() + "/argv"; }
+	std::string argvFile() const { return root_.path() + "/argv"; }
 
 	/* The fake's record: its parent's pid, then its argv. */
 	std::pair<std::string, Argv> recorded() const
@@ -68,38 +68,38 @@ protected:
 		return { ppid, argv };
 	}
 
-	const std::string helper = fromEnv("RBDV_NBD_HELPER");
-	const std::string fakeRbdNbd = fromEnv("RBDV_FAKE_RBD_NBD");
-	TempDir root;
-	NbdVolumeConfig config;
+	const std::string helper_ = fromEnv("RBDV_NBD_HELPER");
+	const std::string fakeRbdNbd_ = fromEnv("RBDV_FAKE_RBD_NBD");
+	TempDir root_;
+	NbdVolumeConfig config_;
 };
 
 TEST_F(NbdHelperExecTest, ExecsAMapWhenNoDeviceCarriesTheCookie)
 {
-	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
+	addNbd(root_, "nbd0", "10", "rbd-volume.other.0000000000000000");
 	auto output = runHelper({ "data" });
 	ASSERT_TRUE(output) << output.error().message;
 	ASSERT_TRUE(output->succeeded()) << output->describe();
 	const auto [ppid, argv] = recorded();
 	/* Our own child: the helper replaced itself with rbd-nbd instead of forking it. */
 	EXPECT_EQ(ppid, "ppid " + std::to_string(getpid()));
-	EXPECT_EQ(argv, rbdNbdArgv(config, ""));
-	EXPECT_EQ(argv, (Argv{ fakeRbdNbd, "-d", "--id", "admin", "map", "--try-netlink",
-			       "--cookie", config.cookie, "--reattach-timeout", "300",
+	EXPECT_EQ(argv, rbdNbdArgv(config_, ""));
+	EXPECT_EQ(argv, (Argv{ fakeRbdNbd_, "-d", "--id", "admin", "map", "--try-netlink",
+			       "--cookie", config_.cookie, "--reattach-timeout", "300",
 			       "--io-timeout", "0", "rbd/data" }));
 }
 
 TEST_F(NbdHelperExecTest, ExecsAnAttachToTheSurvivingDevice)
 {
-	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
-	addNbd(root, "nbd6", "4242", config.cookie);
+	addNbd(root_, "nbd0", "10", "rbd-volume.other.0000000000000000");
+	addNbd(root_, "nbd6", "4242", config_.cookie);
 	auto output = runHelper({ "data" });
 	ASSERT_TRUE(output) << output.error().message;
 	ASSERT_TRUE(output->succeeded()) << output->describe();
 	const auto [ppid, argv] = recorded();
 	EXPECT_EQ(ppid, "ppid " + std::to_string(getpid()));
-	EXPECT_EQ(argv, (Argv{ fakeRbdNbd, "-d", "--id", "admin", "attach", "--device", "/dev/nbd6",
-			       "--cookie", config.cookie, "--reattach-timeout", "300",
+	EXPECT_EQ(argv, (Argv{ fakeRbdNbd_, "-d", "--id", "admin", "attach", "--device",
+			       "/dev/nbd6", "--cookie", config_.cookie, "--reattach-timeout", "300",
 			       "--io-timeout", "0", "rbd/data" }));
 }
 
@@ -110,7 +110,7 @@ TEST_F(NbdHelperExecTest, ExitCodesSystemdWillNotRestart)
 	EXPECT_EQ(missing->exitStatus, HelperConfigExit);
 	EXPECT_NE(missing->err.find("other.conf does not exist"), std::string::npos);
 
-	root.write("conf/bad.conf", "image=rbd/data\n");
+	root_.write("conf/bad.conf", "image=rbd/data\n");
 	auto bad = runHelper({ "bad" });
 	ASSERT_TRUE(bad);
 	EXPECT_EQ(bad->exitStatus, HelperConfigExit);
@@ -122,9 +122,9 @@ TEST_F(NbdHelperExecTest, ExitCodesSystemdWillNotRestart)
 
 TEST_F(NbdHelperExecTest, AnUnrunnableRbdNbdFails)
 {
-	NbdVolumeConfig broken = config;
-	broken.rbdNbd = root.path() + "/no-such-rbd-nbd";
-	root.write("conf/data.conf", *formatNbdConfig(broken));
+	NbdVolumeConfig broken = config_;
+	broken.rbdNbd = root_.path() + "/no-such-rbd-nbd";
+	root_.write("conf/data.conf", *formatNbdConfig(broken));
 	auto output = runHelper({ "data" });
 	ASSERT_TRUE(output);
 	EXPECT_EQ(output->exitStatus, EXIT_FAILURE);
@@ -133,7 +133,7 @@ TEST_F(NbdHelperExecTest, AnUnrunnableRbdNbdFails)
 
 TEST_F(NbdHelperExecTest, WaitSucceedsOnceTheCookieShows)
 {
-	addNbd(root, "nbd2", "4242", config.cookie);
+	addNbd(root_, "nbd2", "4242", config_.cookie);
 	auto output = runHelper({ "--wait", "data" }, { "MAINPID=4242" });
 	ASSERT_TRUE(output) << output.error().message;
 	EXPECT_TRUE(output->succeeded()) << output->describe();
@@ -143,8 +143,8 @@ TEST_F(NbdHelperExecTest, WaitSucceedsOnceTheCookieShows)
 TEST_F(NbdHelperExecTest, WaitFailsOnAnIoctlDevice)
 {
 	/* rbd-nbd ($MAINPID) connected nbd1, but the kernel has no backend for it. */
-	addNbd(root, "nbd0", "77", "-");
-	addNbd(root, "nbd1", "4242", "-");
+	addNbd(root_, "nbd0", "77", "-");
+	addNbd(root_, "nbd1", "4242", "-");
 	auto output = runHelper({ "--wait", "data" }, { "MAINPID=4242" });
 	ASSERT_TRUE(output) << output.error().message;
 	EXPECT_EQ(output->exitStatus, EXIT_FAILURE);

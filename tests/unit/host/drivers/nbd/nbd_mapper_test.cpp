@@ -48,30 +48,30 @@ protected:
 	DriverTools tools()
 	{
 		DriverTools t;
-		t.nbdConfigDir = root.path() + "/run/rbd-volume/nbd";
+		t.nbdConfigDir = root_.path() + "/run/rbd-volume/nbd";
 		t.nbdReadyTimeout = 50ms;
 		t.nbdPollInterval = 1ms;
 		return t;
 	}
 
-	std::string configPath() const { return root.path() + "/run/rbd-volume/nbd/data.conf"; }
+	std::string configPath() const { return root_.path() + "/run/rbd-volume/nbd/data.conf"; }
 
 	/* What rbd-nbd@data.service does on start: rbd-nbd connects nbd0 through netlink. */
 	void startMapsThroughNetlink(const std::string &name = "nbd0")
 	{
-		runner.onRun = [this, name](const Command &command) {
+		runner_.onRun = [this, name](const Command &command) {
 			if (command.argv.at(1) != "start")
 				return;
-			addNbd(root, name, "4242", cookie);
-			addRbdNbdProcess(root, "4242", "rbd/data");
+			addNbd(root_, name, "4242", cookie_);
+			addRbdNbdProcess(root_, "4242", "rbd/data");
 		};
 	}
 
-	TempDir root;
-	HookRunner runner;
-	SystemctlUnits units{ runner };
-	NbdMapper mapper{ runner, units, tools(), rootsIn(root) };
-	const std::string cookie = nbdCookie(mapRequestOf(volumeSpec()));
+	TempDir root_;
+	HookRunner runner_;
+	SystemctlUnits units_{ runner_ };
+	NbdMapper mapper_{ runner_, units_, tools(), rootsIn(root_) };
+	const std::string cookie_ = nbdCookie(mapRequestOf(volumeSpec()));
 };
 
 TEST_F(NbdMapperTest, UnmapCommandLine)
@@ -87,10 +87,10 @@ TEST_F(NbdMapperTest, UnmapCommandLine)
 TEST_F(NbdMapperTest, MapsThroughTheVolumesUnit)
 {
 	startMapsThroughNetlink();
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd0");
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ Start }));
 }
 
 TEST_F(NbdMapperTest, WritesTheConfigBeforeStarting)
@@ -99,62 +99,62 @@ TEST_F(NbdMapperTest, WritesTheConfigBeforeStarting)
 	spec.cluster.keyring = "/etc/ceph/k";
 	spec.map.nbdOptions = { "quiesce" };
 	std::string seenAtStart;
-	runner.onRun = [&](const Command &) {
+	runner_.onRun = [&](const Command &) {
 		seenAtStart = readFile(configPath())->value_or("");
-		addNbd(root, "nbd0", "4242", cookie);
+		addNbd(root_, "nbd0", "4242", cookie_);
 	};
-	ASSERT_TRUE(mapper.map(mapRequestOf(spec)));
+	ASSERT_TRUE(mapper_.map(mapRequestOf(spec)));
 	auto expected = formatNbdConfig(nbdConfigFor(mapRequestOf(spec), tools()));
 	ASSERT_TRUE(expected);
 	EXPECT_EQ(seenAtStart, *expected);
 	EXPECT_EQ(modeOf(configPath()), 0600U);
-	EXPECT_EQ(modeOf(root.path() + "/run/rbd-volume/nbd"), 0700U);
+	EXPECT_EQ(modeOf(root_.path() + "/run/rbd-volume/nbd"), 0700U);
 }
 
 TEST_F(NbdMapperTest, NeverMapsAnImageTwice)
 {
-	addNbd(root, "nbd3", "77", "-");
-	addRbdNbdProcess(root, "77", "rbd/data");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	addNbd(root_, "nbd3", "77", "-");
+	addRbdNbdProcess(root_, "77", "rbd/data");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd3");
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 	EXPECT_FALSE(std::filesystem::exists(configPath()));
 }
 
 TEST_F(NbdMapperTest, AnOrphanedDeviceIsReattachedByStartingTheUnit)
 {
 	/* Our cookie, the dead server's pid, no process: the unit's helper will attach. */
-	addNbd(root, "nbd5", "999", cookie);
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	addNbd(root_, "nbd5", "999", cookie_);
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(*device, "/dev/nbd5");
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Start }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ Start }));
 }
 
 TEST_F(NbdMapperTest, TheUnitStillServingAnOlderImageIsInTheWay)
 {
 	VolumeSpec before = volumeSpec();
 	before.image.name = "old";
-	root.write("run/rbd-volume/nbd/data.conf",
-		   formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
-	addNbd(root, "nbd2", "4242", nbdCookie(mapRequestOf(before)));
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	root_.write("run/rbd-volume/nbd/data.conf",
+		    formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
+	addNbd(root_, "nbd2", "4242", nbdCookie(mapRequestOf(before)));
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Conflict);
 	EXPECT_EQ(device.error().message, "rbd-nbd@data.service still serves rbd/old on /dev/nbd2: "
 					  "unmap it before mapping rbd/data");
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(NbdMapperTest, AnOlderConfigWithoutItsDeviceIsReplaced)
 {
 	VolumeSpec before = volumeSpec();
 	before.image.name = "old";
-	root.write("run/rbd-volume/nbd/data.conf",
-		   formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
+	root_.write("run/rbd-volume/nbd/data.conf",
+		    formatNbdConfig(nbdConfigFor(mapRequestOf(before), tools())).value());
 	startMapsThroughNetlink();
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_TRUE(device) << device.error().message;
 	EXPECT_EQ(readFile(configPath())->value_or(""),
 		  formatNbdConfig(nbdConfigFor(mapRequestOf(volumeSpec()), tools())).value());
@@ -162,11 +162,11 @@ TEST_F(NbdMapperTest, AnOlderConfigWithoutItsDeviceIsReplaced)
 
 TEST_F(NbdMapperTest, AFailedStartCarriesSystemctlsWords)
 {
-	runner.answer(1, "",
-		      "Job for rbd-nbd@data.service failed because the control process exited "
-		      "with error code.\nSee \"systemctl status rbd-nbd@data.service\" and "
-		      "\"journalctl -xeu rbd-nbd@data.service\" for details.\n");
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	runner_.answer(1, "",
+		       "Job for rbd-nbd@data.service failed because the control process exited "
+		       "with error code.\nSee \"systemctl status rbd-nbd@data.service\" and "
+		       "\"journalctl -xeu rbd-nbd@data.service\" for details.\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Io);
 	EXPECT_EQ(device.error().message,
@@ -178,121 +178,121 @@ TEST_F(NbdMapperTest, AFailedStartCarriesSystemctlsWords)
 TEST_F(NbdMapperTest, AnIoctlMappingIsRefusedAndUndone)
 {
 	/* rbd-nbd fell back to the ioctl interface: connected, no backend attribute. */
-	runner.onRun = [&](const Command &command) {
+	runner_.onRun = [&](const Command &command) {
 		if (command.argv.at(1) != "start")
 			return;
-		addNbd(root, "nbd0", "4242", "-");
-		addRbdNbdProcess(root, "4242", "rbd/data");
+		addNbd(root_, "nbd0", "4242", "-");
+		addRbdNbdProcess(root_, "4242", "rbd/data");
 	};
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
 	EXPECT_NE(device.error().message.find("ioctl"), std::string::npos);
-	EXPECT_EQ(argvs(runner.commands),
+	EXPECT_EQ(argvs(runner_.commands),
 		  (std::vector<Argv>{ Start, unmapArgv("/dev/nbd0"), Stop }));
 }
 
 TEST_F(NbdMapperTest, ADeviceThatNeverShowsIsATimeout)
 {
-	auto device = mapper.map(mapRequestOf(volumeSpec()));
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Timeout);
-	EXPECT_NE(device.error().message.find(cookie), std::string::npos);
+	EXPECT_NE(device.error().message.find(cookie_), std::string::npos);
 }
 
 TEST_F(NbdMapperTest, InvalidNamesNeverReachSystemctl)
 {
-	auto device = mapper.map(mapRequestOf(volumeSpec("a-b")));
+	auto device = mapper_.map(mapRequestOf(volumeSpec("a-b")));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::InvalidArgument);
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(NbdMapperTest, UnmapDisconnectsThenStopsTheUnit)
 {
-	addNbd(root, "nbd0", "4242", cookie);
-	addRbdNbdProcess(root, "4242", "rbd/data");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
+	addNbd(root_, "nbd0", "4242", cookie_);
+	addRbdNbdProcess(root_, "4242", "rbd/data");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Changed);
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0"), Stop }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0"), Stop }));
 }
 
 TEST_F(NbdMapperTest, UnmapsAReattachedDeviceByItsCookie)
 {
 	/* After a re-attach the pid attribute names the dead server: only the cookie tells. */
-	addNbd(root, "nbd2", "999", cookie);
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd2");
+	addNbd(root_, "nbd2", "999", cookie_);
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd2");
 	ASSERT_TRUE(change) << change.error().message;
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd2"), Stop }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd2"), Stop }));
 }
 
 TEST_F(NbdMapperTest, UnmapsAnIoctlMappingOfItsImage)
 {
-	addNbd(root, "nbd1", "4242", "-");
-	addRbdNbdProcess(root, "4242", "rbd/data");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd1");
+	addNbd(root_, "nbd1", "4242", "-");
+	addRbdNbdProcess(root_, "4242", "rbd/data");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd1");
 	ASSERT_TRUE(change) << change.error().message;
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd1"), Stop }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd1"), Stop }));
 }
 
 TEST_F(NbdMapperTest, AGoneDeviceIsUnchangedAndItsUnitStopped)
 {
-	addNbd(root, "nbd0", "", "-");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
+	addNbd(root_, "nbd0", "", "-");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ Stop }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ Stop }));
 }
 
 TEST_F(NbdMapperTest, AGoneDeviceLeavesTheUnitServingAnother)
 {
-	addNbd(root, "nbd4", "999", cookie);
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
+	addNbd(root_, "nbd4", "999", cookie_);
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_TRUE(change) << change.error().message;
 	EXPECT_EQ(*change, Change::Unchanged);
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(NbdMapperTest, RefusesToUnmapSomeoneElsesDevice)
 {
-	addNbd(root, "nbd0", "4242", "rbd-volume.other.0000000000000000");
-	addRbdNbdProcess(root, "4242", "rbd/other");
-	addNbd(root, "nbd1", "55", "-");
-	root.write("proc/55/cmdline", std::string("nbd-client\0host\0/dev/nbd1\0", 26));
+	addNbd(root_, "nbd0", "4242", "rbd-volume.other.0000000000000000");
+	addRbdNbdProcess(root_, "4242", "rbd/other");
+	addNbd(root_, "nbd1", "55", "-");
+	root_.write("proc/55/cmdline", std::string("nbd-client\0host\0/dev/nbd1\0", 26));
 	for (const char *device : { "/dev/nbd0", "/dev/nbd1" }) {
-		auto change = mapper.unmap(mapRequestOf(volumeSpec()), device);
+		auto change = mapper_.unmap(mapRequestOf(volumeSpec()), device);
 		ASSERT_FALSE(change) << device;
 		EXPECT_EQ(change.error().code, Errc::Conflict);
 	}
-	EXPECT_TRUE(runner.commands.empty());
+	EXPECT_TRUE(runner_.commands.empty());
 }
 
 TEST_F(NbdMapperTest, UnmapFailureStopsBeforeTheUnit)
 {
-	addNbd(root, "nbd0", "4242", cookie);
-	runner.answer(1, "", "rbd-nbd: failed to unmap: (16) Device or resource busy\n");
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
+	addNbd(root_, "nbd0", "4242", cookie_);
+	runner_.answer(1, "", "rbd-nbd: failed to unmap: (16) Device or resource busy\n");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/nbd0");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::Busy);
 	EXPECT_EQ(change.error().message, "rbd-nbd unmap /dev/nbd0: exit status 1: rbd-nbd: "
 					  "failed to unmap: (16) Device or resource busy");
-	EXPECT_EQ(argvs(runner.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0") }));
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ unmapArgv("/dev/nbd0") }));
 }
 
 TEST_F(NbdMapperTest, OnlyNbdDevices)
 {
-	auto change = mapper.unmap(mapRequestOf(volumeSpec()), "/dev/rbd0");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd0");
 	ASSERT_FALSE(change);
 	EXPECT_EQ(change.error().code, Errc::InvalidArgument);
 }
 
 TEST_F(NbdMapperTest, ListsNbdMappingsOnly)
 {
-	addKrbd(root, "0", "rbd", "", "logs");
-	addNbd(root, "nbd0", "4242", cookie);
-	addRbdNbdProcess(root, "4242", "rbd/data");
-	auto mapped = mapper.list();
+	addKrbd(root_, "0", "rbd", "", "logs");
+	addNbd(root_, "nbd0", "4242", cookie_);
+	addRbdNbdProcess(root_, "4242", "rbd/data");
+	auto mapped = mapper_.list();
 	ASSERT_TRUE(mapped);
 	ASSERT_EQ(mapped->size(), 1U);
 	EXPECT_EQ(mapped->front().device, "/dev/nbd0");
