@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace rbdvolume::testing {
 
@@ -21,7 +22,10 @@ struct ClusterEnv {
 class ClusterHarness
 {
 public:
-	ClusterHarness(std::string script, std::string dir) : script_(script), dir_(dir) {}
+	ClusterHarness(std::string script, std::string dir)
+		: script_(std::move(script)), dir_(std::move(dir))
+	{
+	}
 
 	/*
 	 * Creates or restarts the cluster and reads its environment; "" or why

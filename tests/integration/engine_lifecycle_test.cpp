@@ -19,7 +19,7 @@ void expectPublished(const VolumeSpec &spec, bool readOnly)
 	const auto staging = mountAt(spec.staging.path);
 	ASSERT_TRUE(staging) << "staging not mounted";
 	const std::string device = mountDevice(*staging);
-	EXPECT_EQ(device.rfind("/dev/loop", 0), 0u) << device;
+	EXPECT_EQ(device.rfind("/dev/loop", 0), 0U) << device;
 	EXPECT_EQ(staging->readOnly, readOnly);
 	EXPECT_EQ(staging->owner, spec.name);
 	for (const PublishTarget &target : spec.publish) {
@@ -31,13 +31,13 @@ void expectPublished(const VolumeSpec &spec, bool readOnly)
 	}
 }
 
-void expectGone(EngineOnLoop &fixture, const VolumeSpec &spec, const LoopImages &images)
+void expectGone(EngineOnLoop &fixture, const VolumeSpec &spec, LoopImages &images)
 {
 	(void)fixture;
 	EXPECT_FALSE(mountAt(spec.staging.path)) << "staging still mounted";
 	for (const PublishTarget &target : spec.publish)
 		EXPECT_FALSE(mountAt(target.path)) << target.path << " still mounted";
-	auto mapped = const_cast<LoopImages &>(images).list();
+	auto mapped = images.list();
 	ASSERT_TRUE(mapped);
 	EXPECT_TRUE(mapped->empty()) << "still mapped";
 }
@@ -236,7 +236,7 @@ TEST_F(Lifecycle, ForeignMountsAreReportedAndNeverUnmounted)
 	shellOk("mount -t tmpfs someone-else " + dir_ + "/b");
 	ASSERT_EQ(converge(volume, Intent::Up), 1);
 	const PassOutcome outcome = plan(volume, Intent::Up);
-	ASSERT_EQ(outcome.plan.conflicts.size(), 1u) << formatPlan(outcome.plan, volume);
+	ASSERT_EQ(outcome.plan.conflicts.size(), 1U) << formatPlan(outcome.plan, volume);
 	EXPECT_EQ(outcome.plan.conflicts.front().kind, ConflictKind::ForeignMount);
 	EXPECT_EQ(outcome.plan.conflicts.front().subject, dir_ + "/b");
 	EXPECT_EQ(mountAt(dir_ + "/a")->owner, "foreign");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Growth after the image grows: xfs online; ext4 online where the kernel lets root, else offline. */
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -37,11 +38,9 @@ bool haveSysResource()
 
 bool grewIn(const PassOutcome &outcome)
 {
-	for (const StepOutcome &o : outcome.report.outcomes) {
-		if (std::holds_alternative<GrowStep>(o.step) && o.change == Change::Changed)
-			return true;
-	}
-	return false;
+	return std::ranges::any_of(outcome.report.outcomes, [](const StepOutcome &o) {
+		return std::holds_alternative<GrowStep>(o.step) && o.change == Change::Changed;
+	});
 }
 
 TEST_F(EngineOnLoop, XfsGrowsOnlineAfterTheImageGrows)

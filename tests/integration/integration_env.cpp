@@ -34,6 +34,7 @@ std::string setUpScratch()
 		return std::string("mounting the scratch tmpfs: ") + errnoText(errno);
 	scratch() = dir;
 	const std::string utab = dir + "/utab";
+	/* NOLINTNEXTLINE(concurrency-mt-unsafe): main() calls this before any thread starts */
 	setenv("LIBMOUNT_UTAB", utab.c_str(), 1);
 	return {};
 }
@@ -45,7 +46,7 @@ const std::string &scratchDir()
 
 std::string freshDir(const std::string &name)
 {
-	const std::string dir = scratch() + "/" + name;
+	std::string dir = scratch() + "/" + name;
 	std::filesystem::remove_all(dir);
 	std::filesystem::create_directories(dir);
 	return dir;

@@ -63,7 +63,7 @@ std::string LoopImages::imagePath(const ImageSpec &image) const
 	return directory_ + "/" + name + ".img";
 }
 
-Result<void> LoopImages::createImage(const ImageSpec &image, uint64_t bytes)
+Result<void> LoopImages::createImage(const ImageSpec &image, uint64_t bytes) const
 {
 	const std::string path = imagePath(image);
 	const UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));

@@ -19,7 +19,7 @@ public:
 	explicit LoopImages(std::string directory) : directory_(std::move(directory)) {}
 
 	std::string imagePath(const ImageSpec &image) const;
-	Result<void> createImage(const ImageSpec &image, uint64_t bytes);
+	Result<void> createImage(const ImageSpec &image, uint64_t bytes) const;
 	/* Grows the file and, when mapped, the loop device (as `rbd resize` would). */
 	Result<void> resizeImage(const ImageSpec &image, uint64_t bytes);
 

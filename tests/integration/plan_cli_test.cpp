@@ -41,7 +41,7 @@ class PlanCli : public EngineOnLoop
 protected:
 	std::string writeSpec(const std::string &name, const std::string &extra = {})
 	{
-		const std::string file = dir_ + "/" + name + ".toml";
+		std::string file = dir_ + "/" + name + ".toml";
 		std::ofstream(file) << "[image]\npool = \"rbd\"\nname = \"" << name
 				    << "\"\n[image.create]\nsize = \"256M\"\n"
 				    << extra << "[staging]\npath = \"" << dir_ << "/staging/"

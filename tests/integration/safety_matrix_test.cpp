@@ -84,7 +84,7 @@ TEST_P(SafetyMatrix, AnySignatureIsNeverFormatted)
 				    "\"\n[staging]\npath = \"@DIR@/staging\"\n" +
 				    "[[publish]]\npath = \"@DIR@/a\"\n");
 	const std::string image = real_->images.imagePath(volume.image);
-	ASSERT_TRUE(real_->images.createImage(volume.image, 512ull << 20));
+	ASSERT_TRUE(real_->images.createImage(volume.image, 512ULL << 20));
 	auto device = attachLoop(image, false);
 	ASSERT_TRUE(device);
 	shellOk(std::string("IMG='") + image + "' DEV=" + *device + "; " + c.script);
@@ -100,7 +100,7 @@ TEST_P(SafetyMatrix, AnySignatureIsNeverFormatted)
 	}
 	const PassOutcome last = plan(volume, Intent::Up);
 	EXPECT_TRUE(last.plan.steps.empty()) << formatPlan(last.plan, volume);
-	ASSERT_EQ(last.plan.conflicts.size(), 1u) << formatPlan(last.plan, volume);
+	ASSERT_EQ(last.plan.conflicts.size(), 1U) << formatPlan(last.plan, volume);
 	const Conflict &conflict = last.plan.conflicts.front();
 	EXPECT_EQ(conflict.kind, c.conflict);
 	EXPECT_NE(conflict.detail.find(c.seen), std::string::npos) << conflict.detail;
@@ -134,7 +134,7 @@ TEST_F(EngineOnLoop, RandomDataAfterOurFormatIsNeverFormattedAgain)
 	for (int i = 0; i < 3; i++)
 		EXPECT_FALSE(mkfsRan(pass(volume, Intent::Up)));
 	const PassOutcome last = plan(volume, Intent::Up);
-	ASSERT_EQ(last.plan.conflicts.size(), 1u) << formatPlan(last.plan, volume);
+	ASSERT_EQ(last.plan.conflicts.size(), 1U) << formatPlan(last.plan, volume);
 	EXPECT_EQ(last.plan.conflicts.front().kind, ConflictKind::LostFilesystem);
 	EXPECT_NE(last.plan.conflicts.front().detail.find("refusing to format it again"),
 		  std::string::npos);
@@ -156,7 +156,7 @@ path = "@DIR@/staging"
 )");
 	(void)pass(volume, Intent::Up);
 	const PassOutcome outcome = plan(volume, Intent::Up);
-	ASSERT_EQ(outcome.plan.conflicts.size(), 1u) << formatPlan(outcome.plan, volume);
+	ASSERT_EQ(outcome.plan.conflicts.size(), 1U) << formatPlan(outcome.plan, volume);
 	EXPECT_EQ(outcome.plan.conflicts.front().kind, ConflictKind::BlankNoFormat);
 	ASSERT_GE(converge(volume, Intent::Down), 0);
 }

@@ -41,7 +41,7 @@ protected:
 	}
 	void TearDown() override { shellOk("umount -R " + dir_ + " 2>/dev/null; true"); }
 
-	MountRequest bindOf(const std::string &source, const std::string &target) const
+	static MountRequest bindOf(const std::string &source, const std::string &target)
 	{
 		MountRequest r;
 		r.source = source;
@@ -49,12 +49,12 @@ protected:
 		r.owner = "vol1";
 		return r;
 	}
-	void link(const std::string &to, const std::string &at) const
+	static void link(const std::string &to, const std::string &at)
 	{
 		ASSERT_EQ(symlink(to.c_str(), at.c_str()), 0) << at;
 	}
 	/* Mounts anywhere below the test's directory, as the kernel lists them. */
-	size_t mountsBelow(const std::string &path) const
+	static size_t mountsBelow(const std::string &path)
 	{
 		auto table = LibmountMountTable().read();
 		size_t count = 0;

@@ -10,7 +10,7 @@
 
 #include "common/errno_text.hpp"
 
-extern char **environ;
+extern char **environ; /* NOLINT(readability-redundant-declaration): POSIX gives no header */
 
 namespace rbdvolume::testing {
 
@@ -70,6 +70,7 @@ Result<void> DirectUnits::start(const std::string &templateName, const std::stri
 	std::vector<std::string> argv = command->second;
 	argv.push_back(instance);
 	std::vector<char *> cArgv;
+	cArgv.reserve(argv.size() + 1);
 	for (std::string &arg : argv)
 		cArgv.push_back(arg.data());
 	cArgv.push_back(nullptr);
@@ -106,6 +107,7 @@ Result<void> DirectUnits::reload(const std::string &templateName, const std::str
 	argv.emplace_back("--follow-size");
 	argv.push_back(instance);
 	std::vector<char *> cArgv;
+	cArgv.reserve(argv.size() + 1);
 	for (std::string &arg : argv)
 		cArgv.push_back(arg.data());
 	cArgv.push_back(nullptr);

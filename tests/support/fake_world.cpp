@@ -60,7 +60,7 @@ void FakeWorld::addImage(const ImageSpec &image, std::string signature, bool amb
 
 bool FakeWorld::hasImage(const ImageSpec &image) const
 {
-	return images_.count(image.display()) != 0;
+	return images_.contains(image.display());
 }
 
 void FakeWorld::setSignature(const ImageSpec &image, std::string signature, bool ambivalent)
@@ -346,7 +346,7 @@ Result<Change> FakeWorld::unmount(const std::string &target)
 	FakeMount *top = topMount(target);
 	if (!top)
 		return f ? Result<Change>(faultError(FakeOp::Unmount)) : Change::Unchanged;
-	if (busy_.count(target))
+	if (busy_.contains(target))
 		return fail(Errc::Busy, "target is busy: " + target);
 	if (top->foreign)
 		violations_.push_back("unmounted a foreign mount on " + target);
@@ -388,7 +388,7 @@ Result<std::string> FakeWorld::map(const MapRequest &request)
 	if (f && !f->effect)
 		return faultError(FakeOp::Map);
 	const std::string key = request.image.display();
-	if (!images_.count(key))
+	if (!images_.contains(key))
 		return fail(Errc::NotFound, "image " + key + " does not exist");
 	for (const FakeMapping &m : mappings_) {
 		if (imageKey(m.mapped) == key)
@@ -442,7 +442,7 @@ Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
 	if (f && !f->effect)
 		return faultError(FakeOp::EnsureImage);
 	const std::string key = request.image.display();
-	if (images_.count(key)) {
+	if (images_.contains(key)) {
 		/* As librbd's resize would: grow to the spec's size, never shrink. */
 		FakeImage &image = images_.at(key);
 		Change change = Change::Unchanged;

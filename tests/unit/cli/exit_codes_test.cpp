@@ -17,7 +17,6 @@ namespace rbdvolume::cli {
 
 namespace {
 
-using bus::daemonUnreachable;
 using bus::errorFromBus;
 using bus::errorFromErrno;
 

@@ -45,6 +45,7 @@ CommandResult runVolumectl(const std::vector<std::string> &args)
 	std::vector<std::string> argv = { binary };
 	argv.insert(argv.end(), args.begin(), args.end());
 	std::vector<char *> cargv;
+	cargv.reserve(argv.size() + 1);
 	for (std::string &arg : argv)
 		cargv.push_back(arg.data());
 	cargv.push_back(nullptr);
@@ -194,7 +195,7 @@ TEST_F(CliCheck, HostileFilesAreInvalidSpecsNeverACrashOrAHang)
 	test::writeFile(dir + "/deep.toml", deep + "z = 1\n");
 	ASSERT_EQ(::mkfifo((dir + "/fifo.toml").c_str(), 0600), 0);
 	ASSERT_EQ(::symlink("/dev/zero", (dir + "/zero.toml").c_str()), 0);
-	test::writeFile(dir + "/huge.toml", std::string(1100 * 1024, '#'));
+	test::writeFile(dir + "/huge.toml", std::string(std::size_t{ 1100 } * 1024, '#'));
 
 	const CommandResult result = runVolumectl({ "check", dir });
 	EXPECT_EQ(result.exitCode, 1) << result.out << result.err;

@@ -303,6 +303,7 @@ TEST(SpecParser, GarbageNeverThrows)
 		"a = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
 		"image = { pool = { pool = { pool = 1 } } }",
 		"publish = [[], {}, 1, \"x\", { path = 1 }]",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): long lines, split */
 		"[image]\npool = \"rbd\"\nname = \"x\"\n[image.create]\nsize = "
 		"\"99999999999999999999P\"\n",
 		"[image]\npool = \"rbd\"\nname = \"x\"\n[image.create]\nsize = "

@@ -401,6 +401,7 @@ TEST(NodeRpc, CallsOnOneVolumeAreServedOneAtATime)
 	rig.control.setDelay(std::chrono::milliseconds(300));
 	const std::string other = "0001-0009-rook-ceph-0000000000000002-other";
 	std::vector<std::future<grpc::Status>> calls;
+	calls.reserve(4);
 	for (int i = 0; i < 3; i++)
 		calls.push_back(std::async(std::launch::async,
 					   [&] { return rig.stage(rig.stageRequest(VolumeId)); }));

@@ -340,7 +340,8 @@ TEST(SpecStore, AFifoADeviceLinkAndAHugeFileAreBadSpecsThatNeverBlock)
 	dir.write("good.toml", specOf("good"));
 	ASSERT_EQ(mkfifo((dir.path() + "/fifo.toml").c_str(), 0600), 0);
 	ASSERT_EQ(symlink("/dev/zero", (dir.path() + "/zero.toml").c_str()), 0);
-	dir.write("huge.toml", specOf("huge") + "# " + std::string(1100 * 1024, 'x') + "\n");
+	dir.write("huge.toml",
+		  specOf("huge") + "# " + std::string(std::size_t{ 1100 } * 1024, 'x') + "\n");
 	SpecStore store({ dir.path() }, roots());
 
 	EXPECT_EQ(store.rescan(), (Names{ "fifo", "good", "huge", "zero" }));

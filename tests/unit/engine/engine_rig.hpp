@@ -20,6 +20,9 @@ public:
 	}
 	Rig(const Rig &) = delete;
 	Rig &operator=(const Rig &) = delete;
+	Rig(Rig &&) = delete;
+	Rig &operator=(Rig &&) = delete;
+	~Rig() = default;
 
 	/* Observe, plan, execute: what the daemon does on each trigger. */
 	Result<PassOutcome> pass();

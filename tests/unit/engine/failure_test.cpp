@@ -5,6 +5,7 @@
  * The failing pass must stop there and say so; fault-free passes must then
  * reach the fault-free outcome without harming data.
  */
+#include <algorithm>
 #include <array>
 #include <iostream>
 #include <map>
@@ -98,11 +99,8 @@ Reference referenceOf(Journey journey)
 
 bool logHas(const FakeWorld &world, const std::string &prefix)
 {
-	for (const std::string &line : world.log()) {
-		if (line.rfind(prefix, 0) == 0)
-			return true;
-	}
-	return false;
+	return std::ranges::any_of(
+		world.log(), [&](const std::string &line) { return line.rfind(prefix, 0) == 0; });
 }
 
 void runJourney(Journey journey)

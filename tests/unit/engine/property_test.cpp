@@ -57,6 +57,7 @@ using ConflictKey = std::pair<ConflictKind, std::string>;
 std::vector<ConflictKey> keys(const std::vector<Conflict> &conflicts)
 {
 	std::vector<ConflictKey> out;
+	out.reserve(conflicts.size());
 	for (const Conflict &c : conflicts)
 		out.emplace_back(c.kind, c.subject);
 	std::sort(out.begin(), out.end());
@@ -209,7 +210,7 @@ void Walk::apply()
 		break;
 	}
 	case 9: {
-		static const std::array<std::pair<const char *, bool>, 4> Signatures = {
+		static constexpr std::array<std::pair<const char *, bool>, 4> Signatures = {
 			{ { "xfs", false }, { "ext4", false }, { "", false }, { "ext4,dos", true } }
 		};
 		const auto &[signature, ambivalent] = Signatures.at(pick(4));
@@ -263,7 +264,7 @@ void Walk::apply()
 
 void Walk::injectFault()
 {
-	static const std::array<FakeOp, 12> Ops = {
+	static constexpr std::array<FakeOp, 12> Ops = {
 		FakeOp::ReadTable, FakeOp::Mount, FakeOp::Bind,	 FakeOp::Unmount,
 		FakeOp::List,	   FakeOp::Map,	  FakeOp::Unmap, FakeOp::EnsureImage,
 		FakeOp::Format,	   FakeOp::Check, FakeOp::Save,	 FakeOp::Grow,

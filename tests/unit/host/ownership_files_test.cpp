@@ -58,7 +58,7 @@ TEST(OwnershipFiles, ADamagedRecordIsMovedAsideAndReadAsEmpty)
 {
 	TempDir dir;
 	OwnershipFiles store(dir.path() + "/owned");
-	dir.write("owned/binary", std::string("\xff\x00\x01garbage\n", 12));
+	dir.write("owned/binary", std::string("\xff\x00\x01garbage\n", 11));
 	dir.write("owned/secret", "key = AQBzyzzy==\n");
 	ASSERT_EQ(symlink((dir.path() + "/owned/secret").c_str(),
 			  (dir.path() + "/owned/linked").c_str()),

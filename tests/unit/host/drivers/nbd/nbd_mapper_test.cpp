@@ -30,6 +30,7 @@ Argv unmapArgv(const std::string &device)
 std::vector<Argv> argvs(const std::vector<Command> &commands)
 {
 	std::vector<Argv> out;
+	out.reserve(commands.size());
 	for (const Command &command : commands)
 		out.push_back(command.argv);
 	return out;
