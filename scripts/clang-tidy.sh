@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# clang-tidy over the project's own sources (src/), from a clang build dir.
+# clang-tidy over the project's own sources, from a clang build dir.
+#   scripts/clang-tidy.sh CLANG_BUILD_DIR [DIR...]     (default: src tests)
+# src/ obeys .clang-tidy; tests/ obeys it too, with what tests/.clang-tidy
+# changes for gtest code.
 set -euo pipefail
-build=${1:?usage: clang-tidy.sh CLANG_BUILD_DIR}
+build=${1:?usage: clang-tidy.sh CLANG_BUILD_DIR [DIR...]}
+shift
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=(src tests)
 cd "$(dirname "$0")/.."
-mapfile -t files < <(find src -name '*.cpp' | sort)
+mapfile -t files < <(find "${dirs[@]}" -name '*.cpp' | sort)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

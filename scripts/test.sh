@@ -38,7 +38,7 @@ CXX=clang++ meson setup build-clang -Dfuzzer=true -Db_sanitize=address,undefined
 	-Db_lundef=false >/dev/null
 meson compile -C build-clang
 
-section "clang-tidy (src/)"
+section "clang-tidy (src/, tests/)"
 scripts/clang-tidy.sh build-clang
 
 section "fuzzing the spec parser for ${FUZZ_SECONDS}s"
