@@ -411,3 +411,72 @@ wait_for() { # wait_for SECONDS CMD...: polls every 0.2 s; fails after SECONDS
 		sleep 0.2
 	done
 }
+
+# --- running cases: run.sh and packages.sh alike ------------------------------------------
+
+SYS_PASSED=0
+SYS_FAILED=0
+
+sys_report() { # sys_report CASE RC REASON: one "ok"/"not ok" line, counted
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+		SYS_PASSED=$((SYS_PASSED + 1))
+	else
+		echo "not ok - $1: ${3:-failed}"
+		SYS_FAILED=$((SYS_FAILED + 1))
+	fi
+}
+
+# sys_run_case NAME: case_NAME in a subshell with errexit: fail() or any
+# failing command ends it. Sets SYS_CASE_RC, and SYS_CASE_REASON: what fail()
+# said, else the command whose failure ended the case (the last one: the ERR
+# trap also fires inside command substitutions).
+sys_run_case() {
+	: >"$SYS_WORK/reason"
+	: >"$SYS_WORK/failed"
+	set +e
+	(
+		set -eE
+		trap 'echo "${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $?" >>"$SYS_WORK/reason"' ERR
+		"case_$1"
+	)
+	# shellcheck disable=SC2034 # read by run.sh and packages.sh
+	SYS_CASE_RC=$?
+	set -e
+	SYS_CASE_REASON=$(cat "$SYS_WORK/failed")
+	[ -n "$SYS_CASE_REASON" ] || SYS_CASE_REASON=$(tail -n 1 "$SYS_WORK/reason")
+}
+
+sys_interrupted() {
+	trap - INT TERM
+	echo "# interrupted; tearing down" >&2
+	exit 130
+}
+
+sys_finish() {
+	local rc=$?
+	sys_down
+	if [ -n "${SYS_DOWN_LEFTOVERS:-}" ]; then
+		echo "# teardown left: $SYS_DOWN_LEFTOVERS" >&2
+		[ $rc -ne 0 ] || rc=1
+	fi
+	exit $rc
+}
+
+# From here on the container, the cluster and what they made go at any exit, Ctrl-C included.
+sys_trap_teardown() {
+	trap sys_finish EXIT
+	trap sys_interrupted INT TERM
+}
+
+# The last case: everything torn down, nothing left behind.
+sys_report_teardown() {
+	sys_down
+	sys_report teardown_clean "$([ -z "$SYS_DOWN_LEFTOVERS" ] && echo 0 || echo 1)" "$SYS_DOWN_LEFTOVERS"
+	SYS_DOWN_LEFTOVERS=""
+}
+
+sys_summary() {
+	echo "$SYS_PASSED passed, $SYS_FAILED failed"
+	[ "$SYS_FAILED" -eq 0 ]
+}

@@ -340,54 +340,14 @@ case_purge() {
 
 # --- running them ------------------------------------------------------------------------
 
-passed=0
-failed=0
-
-report() { # report CASE RC REASON
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1: ${3:-failed}"
-		failed=$((failed + 1))
-	fi
-}
-
-run_case() { # run_case NAME: in a subshell with errexit, as run.sh runs the system suite's
-	local name=$1 rc started reason
+run_case() { # run_case NAME: as run.sh runs the system suite's; its status is the case's
+	local name=$1 started
 	started=$(sys_now_ms)
-	: >"$SYS_WORK/reason"
-	: >"$SYS_WORK/failed"
-	set +e
-	(
-		set -eE
-		trap 'echo "${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $?" >>"$SYS_WORK/reason"' ERR
-		"case_$name"
-	)
-	rc=$?
-	set -e
-	reason=$(cat "$SYS_WORK/failed")
-	[ -n "$reason" ] || reason=$(tail -n 1 "$SYS_WORK/reason")
-	[ $rc -eq 0 ] || case_diagnostics
+	sys_run_case "$name"
+	[ "$SYS_CASE_RC" -eq 0 ] || case_diagnostics
 	sys_log "$name took $(elapsed_s "$started") s"
-	report "$name" $rc "$reason"
-	return $rc
-}
-
-interrupted() {
-	trap - INT TERM
-	echo "# interrupted; tearing down" >&2
-	exit 130
-}
-
-finish() {
-	local rc=$?
-	sys_down
-	if [ -n "${SYS_DOWN_LEFTOVERS:-}" ]; then
-		echo "# teardown left: $SYS_DOWN_LEFTOVERS" >&2
-		[ $rc -ne 0 ] || rc=1
-	fi
-	exit $rc
+	sys_report "$name" "$SYS_CASE_RC" "$SYS_CASE_REASON"
+	return "$SYS_CASE_RC"
 }
 
 main() {
@@ -403,8 +363,7 @@ main() {
 	started=$(sys_now_ms)
 	mkdir -p /var/lib/rbd-volume-tests # short: Ceph's admin socket paths
 	SYS_WORK=$(mktemp -d /var/lib/rbd-volume-tests/packages.XXXXXX)
-	trap finish EXIT
-	trap interrupted INT TERM
+	sys_trap_teardown
 	sys_loop_devices >"$SYS_WORK/loops-before"
 	sys_start_guardian
 	sys_start_cluster
@@ -417,17 +376,14 @@ main() {
 	local installed=1
 	for name in "${CASES[@]}"; do
 		if [ $installed = 0 ]; then
-			report "$name" 1 "not run: the install failed"
+			sys_report "$name" 1 "not run: the install failed"
 		elif ! run_case "$name" && [ "$name" = install ]; then
 			installed=0
 		fi
 	done
-	sys_down
-	report teardown_clean "$([ -z "$SYS_DOWN_LEFTOVERS" ] && echo 0 || echo 1)" "$SYS_DOWN_LEFTOVERS"
-	SYS_DOWN_LEFTOVERS=""
+	sys_report_teardown
 	sys_log "packages test took $(elapsed_s "$started") s"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	sys_summary
 }
 
 main "$@"

@@ -32,63 +32,21 @@ usage() {
 	exit 2
 }
 
-passed=0
-failed=0
-
-report() { # report CASE RC REASON
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1: ${3:-failed}"
-		failed=$((failed + 1))
-	fi
-}
-
-# A case runs in a subshell with errexit: fail() or any failing command ends
-# it, and the reason is what fail() said or the command that failed.
+# A case ends clean or fails, whatever it left: what a failed one left is removed.
 run_case() { # run_case NAME
-	local name=$1 rc started reason
+	local name=$1 started reason
 	started=$(sys_now_ms)
 	SYS_CASE_LOOPS=$(ct_loops)
-	: >"$SYS_WORK/reason"
-	: >"$SYS_WORK/failed"
-	set +e
-	(
-		set -eE
-		trap 'echo "${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` exited $?" >>"$SYS_WORK/reason"' ERR
-		"case_$name"
-	)
-	rc=$?
-	set -e
+	sys_run_case "$name"
 	sys_refresh_leader
-	# What fail() said; else the command whose failure ended the case (the
-	# last one: the ERR trap also fires inside command substitutions).
-	reason=$(cat "$SYS_WORK/failed")
-	[ -n "$reason" ] || reason=$(tail -n 1 "$SYS_WORK/reason")
-	[ $rc -eq 0 ] || case_diagnostics
+	reason=$SYS_CASE_REASON
+	[ "$SYS_CASE_RC" -eq 0 ] || case_diagnostics
 	case_cleanup "$name" || {
 		reason+="${reason:+; and }left behind after its volumes were stopped: $(cat "$SYS_WORK/leftovers")"
-		rc=1
+		SYS_CASE_RC=1
 	}
 	sys_log "$name took $((($(sys_now_ms) - started) / 1000)) s"
-	report "$name" $rc "$reason"
-}
-
-interrupted() {
-	trap - INT TERM
-	echo "# interrupted; tearing down" >&2
-	exit 130
-}
-
-finish() {
-	local rc=$?
-	sys_down
-	if [ -n "${SYS_DOWN_LEFTOVERS:-}" ]; then
-		echo "# teardown left: $SYS_DOWN_LEFTOVERS" >&2
-		[ $rc -ne 0 ] || rc=1
-	fi
-	exit $rc
+	sys_report "$name" "$SYS_CASE_RC" "$reason"
 }
 
 main() {
@@ -116,15 +74,11 @@ main() {
 		exit 77
 	fi
 
-	trap finish EXIT
-	trap interrupted INT TERM
+	sys_trap_teardown
 	sys_up "$build"
 	for name in "${cases[@]}"; do run_case "$name"; done
-	sys_down
-	report teardown_clean "$([ -z "$SYS_DOWN_LEFTOVERS" ] && echo 0 || echo 1)" "$SYS_DOWN_LEFTOVERS"
-	SYS_DOWN_LEFTOVERS=""
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	sys_report_teardown
+	sys_summary
 }
 
 main "$@"
