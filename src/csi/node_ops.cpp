@@ -139,8 +139,8 @@ seconds NodeOps::waitBudget(Deadline deadline) const
 	return std::clamp(left - DeadlineMargin, seconds(1), settings_.maxWait);
 }
 
-VolumeLocks::Held NodeOps::lockVolume(Deadline deadline, const std::string &volumeId,
-				      const std::string &name, OpStatus &status)
+tl::expected<VolumeLocks::Held, OpStatus>
+NodeOps::lockVolume(Deadline deadline, const std::string &volumeId, const std::string &name)
 {
 	/* Given up in time for the answer to reach the caller before its deadline. */
 	const auto now = std::chrono::steady_clock::now();
@@ -148,8 +148,9 @@ VolumeLocks::Held NodeOps::lockVolume(Deadline deadline, const std::string &volu
 				     Deadline::duration(settings_.maxWait));
 	VolumeLocks::Held held = locks_.acquire(name, now + left);
 	if (!held)
-		status = withStatus(Code::Aborted, "another operation on volume " + volumeId +
-							   " is still in progress; retry later");
+		return tl::make_unexpected(
+			withStatus(Code::Aborted, "another operation on volume " + volumeId +
+							  " is still in progress; retry later"));
 	return held;
 }
 
@@ -168,10 +169,9 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 		return fromError(secret.error());
 
 	const std::string name = volumeNameFor(id);
-	OpStatus busy;
-	const VolumeLocks::Held held = lockVolume(deadline, id, name, busy);
+	const auto held = lockVolume(deadline, id, name);
 	if (!held)
-		return busy;
+		return held.error();
 	if (auto claimed = files_.claimName(name, id); !claimed)
 		return fromError(claimed.error());
 
@@ -238,10 +238,9 @@ OpStatus NodeOps::unstage(const UnstageArgs &request, Deadline deadline)
 		return fromError(ok.error());
 
 	const std::string name = volumeNameFor(id);
-	OpStatus busy;
-	const VolumeLocks::Held held = lockVolume(deadline, id, name, busy);
+	const auto held = lockVolume(deadline, id, name);
 	if (!held)
-		return busy;
+		return held.error();
 	auto recorded = files_.recordedVolumeId(name);
 	if (recorded && *recorded && **recorded != id)
 		return notStaged(id);
@@ -284,10 +283,9 @@ OpStatus NodeOps::publish(const PublishArgs &request, Deadline deadline)
 		return fromError(ok.error());
 
 	const std::string name = volumeNameFor(id);
-	OpStatus busy;
-	const VolumeLocks::Held held = lockVolume(deadline, id, name, busy);
+	const auto held = lockVolume(deadline, id, name);
 	if (!held)
-		return busy;
+		return held.error();
 	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
@@ -349,10 +347,9 @@ OpStatus NodeOps::unpublish(const UnpublishArgs &request, Deadline deadline)
 		return fromError(ok.error());
 
 	const std::string name = volumeNameFor(id);
-	OpStatus busy;
-	const VolumeLocks::Held held = lockVolume(deadline, id, name, busy);
+	const auto held = lockVolume(deadline, id, name);
 	if (!held)
-		return busy;
+		return held.error();
 	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
@@ -445,10 +442,9 @@ OpStatus NodeOps::expand(const ExpandArgs &request, Deadline deadline, ExpandRep
 	if (request.volumePath.empty())
 		return fromError(checkPath("volume_path", request.volumePath).error());
 	const std::string name = volumeNameFor(id);
-	OpStatus busy;
-	const VolumeLocks::Held held = lockVolume(deadline, id, name, busy);
+	const auto held = lockVolume(deadline, id, name);
 	if (!held)
-		return busy;
+		return held.error();
 	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
 	auto staged = stagedSpec(name, id);
 	if (!staged)

@@ -96,9 +96,9 @@ public:
 private:
 	/* How long this call may wait for the daemon: inside its deadline, at most maxWait. */
 	std::chrono::seconds waitBudget(Deadline deadline) const;
-	/* The volume's lock; ABORTED (in `status`) when the deadline passes first. */
-	VolumeLocks::Held lockVolume(Deadline deadline, const std::string &volumeId,
-				     const std::string &name, OpStatus &status);
+	/* The volume's lock, or ABORTED when the deadline passes first. */
+	tl::expected<VolumeLocks::Held, OpStatus>
+	lockVolume(Deadline deadline, const std::string &volumeId, const std::string &name);
 
 	/* The runtime spec staged for `volumeId` (nullopt: none, or `name` holds another ID's). */
 	Result<std::optional<VolumeSpec>> stagedSpec(const std::string &name,
