@@ -51,9 +51,15 @@ def main():
     stamp = None
     if len(args) >= 2 and args[0] == "--stamp":
         stamp, args = args[1], args[2:]
+    if args and args[0].startswith("-") or len(args) > 1:
+        sys.stderr.write(__doc__.strip() + "\n")
+        return 0 if args[0] in ("-h", "--help") else 2
     src = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "src")
     src = os.path.normpath(src)
+    if not os.path.isdir(src):
+        sys.stderr.write(f"check-layers: {src}: not a directory\n")
+        return 2
     layers = {}
     problems = []
     files = includes = 0
