@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* parseClusterMapToml: valid maps, every refusal with its place and field, lookups. */
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -10,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/file_io.hpp"
 #include "csi/cluster_map.hpp"
 
 namespace rbdvolume::csi {
@@ -100,10 +99,9 @@ TEST(ClusterMapToml, ShippedExampleIsValid)
 	const char *path = std::getenv("RBDV_CLUSTER_MAP_EXAMPLE");
 	ASSERT_NE(path, nullptr)
 		<< "RBDV_CLUSTER_MAP_EXAMPLE (set by meson) names conf/csi-clusters.toml";
-	std::ifstream file(path);
-	ASSERT_TRUE(file) << path;
-	const ClusterMap map = parseValid(std::string(std::istreambuf_iterator<char>(file),
-						      std::istreambuf_iterator<char>()));
+	const auto text = readFileBounded(path, SmallFileBytes, Symlinks::Follow);
+	ASSERT_TRUE(text && *text) << path;
+	const ClusterMap map = parseValid(**text);
 	ASSERT_EQ(map.clusters.size(), 2U);
 	EXPECT_EQ(map.clusters[0].clusterId, "rook-ceph");
 	EXPECT_EQ(map.clusters[0].radosNamespace, "tenant_a");
