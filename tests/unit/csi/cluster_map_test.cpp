@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster_map_cases.hpp"
 #include "csi/cluster_map_json.hpp"
 #include "csi/cluster_map_load.hpp"
 #include "temp_dir.hpp"
@@ -17,6 +18,10 @@
 namespace rbdvolume::csi {
 
 namespace {
+
+using cases::expectedLines;
+using cases::InvalidCase;
+using cases::messages;
 
 constexpr std::string_view File = "/etc/ceph-csi-config/config.json";
 
@@ -60,14 +65,6 @@ constexpr std::string_view CephCsiConfig = R"([
 ]
 )";
 
-std::vector<std::string> messages(const ClusterMapOutcome &outcome)
-{
-	std::vector<std::string> lines;
-	for (const Diagnostic &diagnostic : outcome.diagnostics)
-		lines.push_back(diagnostic.format());
-	return lines;
-}
-
 ClusterMap parseValid(std::string_view text)
 {
 	ClusterMapOutcome outcome = parseClusterMapJson(text, std::string(File));
@@ -91,19 +88,6 @@ private:
 	rbdvolume::testing::TempDir dir_;
 	std::string path_;
 };
-
-/* One invalid config.json and exactly what is reported about it. */
-struct InvalidCase {
-	const char *name;
-	const char *text;
-	std::vector<std::string> expected; /* without the "FILE:" prefix */
-};
-
-/* How gtest names a case in its output. */
-std::ostream &operator<<(std::ostream &out, const InvalidCase &invalid)
-{
-	return out << invalid.name;
-}
 
 class ClusterMapJsonInvalid : public ::testing::TestWithParam<InvalidCase>
 {
@@ -198,10 +182,7 @@ TEST_P(ClusterMapJsonInvalid, IsReportedExactly)
 {
 	const InvalidCase &invalid = GetParam();
 	const ClusterMapOutcome outcome = parseClusterMapJson(invalid.text, std::string(File));
-	std::vector<std::string> expected;
-	for (const std::string &line : invalid.expected)
-		expected.push_back(std::string(File) + ":" + line);
-	EXPECT_EQ(messages(outcome), expected);
+	EXPECT_EQ(messages(outcome), expectedLines(File, invalid));
 	EXPECT_FALSE(outcome.ok());
 }
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster_map_cases.hpp"
 #include "common/file_io.hpp"
 #include "csi/cluster_map.hpp"
 
@@ -15,15 +16,11 @@ namespace rbdvolume::csi {
 
 namespace {
 
-constexpr std::string_view File = "/etc/rbd-volume/csi-clusters.toml";
+using cases::expectedLines;
+using cases::InvalidCase;
+using cases::messages;
 
-std::vector<std::string> messages(const ClusterMapOutcome &outcome)
-{
-	std::vector<std::string> lines;
-	for (const Diagnostic &diagnostic : outcome.diagnostics)
-		lines.push_back(diagnostic.format());
-	return lines;
-}
+constexpr std::string_view File = "/etc/rbd-volume/csi-clusters.toml";
 
 ClusterMap parseValid(std::string_view text)
 {
@@ -31,19 +28,6 @@ ClusterMap parseValid(std::string_view text)
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		ADD_FAILURE() << diagnostic.format();
 	return std::move(outcome.map);
-}
-
-/* One invalid file and exactly what is reported about it. */
-struct InvalidCase {
-	const char *name;
-	const char *text;
-	std::vector<std::string> expected; /* without the "FILE:" prefix */
-};
-
-/* How gtest names a case in its output. */
-std::ostream &operator<<(std::ostream &out, const InvalidCase &invalid)
-{
-	return out << invalid.name;
 }
 
 class ClusterMapTomlInvalid : public ::testing::TestWithParam<InvalidCase>
@@ -210,10 +194,7 @@ TEST_P(ClusterMapTomlInvalid, IsReportedExactly)
 {
 	const InvalidCase &invalid = GetParam();
 	const ClusterMapOutcome outcome = parseClusterMapToml(invalid.text, std::string(File));
-	std::vector<std::string> expected;
-	for (const std::string &line : invalid.expected)
-		expected.push_back(std::string(File) + ":" + line);
-	EXPECT_EQ(messages(outcome), expected);
+	EXPECT_EQ(messages(outcome), expectedLines(File, invalid));
 	EXPECT_FALSE(outcome.ok());
 }
 
