@@ -95,6 +95,20 @@ const toml::node *find(const toml::table &table, const std::string &field, std::
 	return node;
 }
 
+/* The value of `key` when it has type T; absent or reported as the wrong type, nothing. */
+template<typename T>
+std::optional<T> readValue(const toml::table &table, const std::string &field, std::string_view key,
+			   SpecReport &report, std::string_view expected)
+{
+	const toml::node *node = find(table, field, key, report);
+	if (node == nullptr)
+		return std::nullopt;
+	if (const auto *value = node->as<T>())
+		return value->get();
+	report.error(field, positionOf(*node), wrongTypeMessage(*node, expected));
+	return std::nullopt;
+}
+
 } /* namespace */
 
 std::vector<std::string> valuesOf(const std::vector<StringItem> &items)
@@ -166,35 +180,17 @@ void TomlTable::check(const StringItem &item, const std::optional<std::string> &
 
 std::optional<std::string> TomlTable::readString(std::string_view key)
 {
-	const toml::node *node = find(node_->table, field(key), key, *report_);
-	if (node == nullptr)
-		return std::nullopt;
-	if (const auto *value = node->as_string())
-		return value->get();
-	report_->error(field(key), positionOf(*node), wrongTypeMessage(*node, "a string"));
-	return std::nullopt;
+	return readValue<std::string>(node_->table, field(key), key, *report_, "a string");
 }
 
 std::optional<bool> TomlTable::readBool(std::string_view key)
 {
-	const toml::node *node = find(node_->table, field(key), key, *report_);
-	if (node == nullptr)
-		return std::nullopt;
-	if (const auto *value = node->as_boolean())
-		return value->get();
-	report_->error(field(key), positionOf(*node), wrongTypeMessage(*node, "a boolean"));
-	return std::nullopt;
+	return readValue<bool>(node_->table, field(key), key, *report_, "a boolean");
 }
 
 std::optional<int64_t> TomlTable::readInteger(std::string_view key)
 {
-	const toml::node *node = find(node_->table, field(key), key, *report_);
-	if (node == nullptr)
-		return std::nullopt;
-	if (const auto *value = node->as_integer())
-		return value->get();
-	report_->error(field(key), positionOf(*node), wrongTypeMessage(*node, "an integer"));
-	return std::nullopt;
+	return readValue<int64_t>(node_->table, field(key), key, *report_, "an integer");
 }
 
 std::optional<std::variant<int64_t, std::string>>
