@@ -53,10 +53,6 @@ std::string baseName(const std::string &path)
 	return path.substr(path.rfind('/') + 1);
 }
 
-} /* namespace */
-
-namespace {
-
 constexpr std::array<StateKey, 3> LoopRecordKeys = { {
 	{ "device", StateValue::Path, false, true },
 	{ "diskseq", StateValue::Number },
