@@ -13,8 +13,11 @@ CSI_SOCK=/var/lib/kubelet/plugins/rbd.volume.csi/csi.sock
 CSI_REG_SOCK=/var/lib/kubelet/plugins_registry/rbd.volume.csi-reg.sock
 CSI_KEY=""
 
-if sys_installed_paths "${1:-$SYS_BUILD}" 2>/dev/null | grep -q '/rbd-volume-csi$' ||
-	[ -x "${SYS_BUILD:-/nonexistent}/src/csi/rbd-volume-csi" ]; then
+# Asked of the build directory run.sh was given ($1): SYS_BUILD is set only
+# later, by sys_up, and `meson introspect` can fail while another meson
+# command holds the build directory, so the built binary is looked for too.
+if [ -x "${1:-/nonexistent}/src/csi/rbd-volume-csi" ] ||
+	sys_installed_paths "${1:-/nonexistent}" 2>/dev/null | grep -q '/rbd-volume-csi$'; then
 	SYS_CASES+=(csi_filesystem csi_block csi_mapper_killed csi_expand_xfs csi_error_codes)
 elif [ "${RBDV_REQUIRE_SYSTEM:-0}" = 1 ]; then
 	# Required: a build without the shim is a failure, never a quiet pass.
