@@ -9,6 +9,7 @@
 #include <optional>
 #include <poll.h>
 #include <spawn.h>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <unistd.h>
@@ -164,6 +165,26 @@ void leaveToReaper(pid_t pid)
 	}
 }
 
+/*
+ * The line that says what went wrong: the last one, unless a usage text
+ * follows the error (mkfs.xfs prints "Filesystem must be larger than 300MB."
+ * and then forty lines of usage): then the last line before "Usage:".
+ */
+std::string telling(std::string_view text)
+{
+	size_t usage = text.find("\nUsage:");
+	if (usage == std::string_view::npos)
+		usage = text.find("\nusage:");
+	if (usage != std::string_view::npos)
+		text = text.substr(0, usage);
+	else if (text.starts_with("Usage:") || text.starts_with("usage:"))
+		text = text.substr(0, text.find('\n'));
+	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+		text.remove_suffix(1);
+	const size_t newline = text.rfind('\n');
+	return std::string(newline == std::string_view::npos ? text : text.substr(newline + 1));
+}
+
 } /* namespace */
 
 std::string quoteArgv(const std::vector<std::string> &argv)
@@ -181,12 +202,7 @@ std::string CommandOutput::describe() const
 {
 	std::string text = termSignal != 0 ? "killed by signal " + std::to_string(termSignal)
 					   : "exit status " + std::to_string(exitStatus);
-	std::string last = err.empty() ? out : err;
-	while (!last.empty() && (last.back() == '\n' || last.back() == ' '))
-		last.pop_back();
-	const size_t newline = last.rfind('\n');
-	if (newline != std::string::npos)
-		last = last.substr(newline + 1);
+	const std::string last = telling(err.empty() ? out : err);
 	if (!last.empty())
 		text += ": " + last;
 	return text;

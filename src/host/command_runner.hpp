@@ -25,7 +25,7 @@ struct CommandOutput {
 	static constexpr size_t OutputLimit = size_t{ 64 } * 1024;
 
 	bool succeeded() const { return termSignal == 0 && exitStatus == 0; }
-	/* "exit status 4: <last line of stderr>", for error messages. */
+	/* "exit status 4: <last line of stderr, before any usage text>", for error messages. */
 	std::string describe() const;
 };
 

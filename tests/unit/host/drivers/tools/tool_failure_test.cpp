@@ -43,5 +43,22 @@ TEST(ToolFailure, SignalsAreIoWhateverTheText)
 				 "(16) Device or resource busy");
 }
 
+/* The line that names the problem, not the last line of a usage text after it. */
+TEST(ToolFailure, DescribesTheErrorBeforeAUsageText)
+{
+	CommandOutput output;
+	output.exitStatus = 1;
+	output.err = "Filesystem must be larger than 300MB.\nUsage: mkfs.xfs\n"
+		     "/* blocksize */\t\t[-b size=num]\n<value> is xxx (512 byte blocks).\n";
+	EXPECT_EQ(output.describe(), "exit status 1: Filesystem must be larger than 300MB.");
+	output.err = "usage: rbd-nbd map [options]\n  --device DEV\n";
+	EXPECT_EQ(output.describe(), "exit status 1: usage: rbd-nbd map [options]");
+	output.err = "warning: one\nmkfs.ext4: Device size reported to be zero.\n";
+	EXPECT_EQ(output.describe(), "exit status 1: mkfs.ext4: Device size reported to be zero.");
+	output.err.clear();
+	output.out = "only stdout\n";
+	EXPECT_EQ(output.describe(), "exit status 1: only stdout");
+}
+
 } /* namespace */
 } /* namespace rbdvolume::testing */
