@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# test-cluster.sh: a throw-away single-node Ceph cluster on 127.0.0.1 for the ceph suite.
+# test-cluster.sh: a throw-away single-node Ceph cluster on 127.0.0.1 (or RBDV_CEPH_ADDR)
+# for the ceph, system and kernel suites.
 #
 #   test-cluster.sh start DIR    create the cluster in DIR (first time) or start it
 #                                again; prints its KEY=VALUE environment when ready
@@ -15,8 +16,11 @@
 # logs, admin sockets, pid files -- lives under DIR; nothing under /etc or /var.
 # Needs root and (Debian) ceph-mon ceph-osd ceph-common. No systemd, no network.
 #
-# Knobs (environment; the ports are fixed when DIR is first created):
-#   RBDV_CEPH_MON_PORT=13300     monitor msgr2 port on 127.0.0.1
+# Knobs (environment; address and ports are fixed when DIR is first created):
+#   RBDV_CEPH_ADDR=127.0.0.1     the IPv4 address mon and OSD bind to and advertise;
+#                                the kernel suite runs the cluster in a network
+#                                namespace whose tap device a guest kernel reaches
+#   RBDV_CEPH_MON_PORT=13300     monitor msgr2 port
 #   RBDV_CEPH_MON_PORT_V1=16789  monitor msgr1 port (both outside the OSDs' 6800-7300)
 #   RBDV_CEPH_TIMEOUT=120        seconds 'start' may take before it fails
 #   RBDV_CEPH_WATCH_TIMEOUT=5    osd_client_watch_timeout: how long a killed client
@@ -28,6 +32,7 @@
 # only 'purge' and a new 'start' help.
 set -euo pipefail
 
+ADDR=${RBDV_CEPH_ADDR:-127.0.0.1}
 PORT_V2=${RBDV_CEPH_MON_PORT:-13300}
 PORT_V1=${RBDV_CEPH_MON_PORT_V1:-16789}
 TIMEOUT=${RBDV_CEPH_TIMEOUT:-120}
@@ -175,8 +180,9 @@ write_conf() {
 [global]
 fsid = $(cat /proc/sys/kernel/random/uuid)
 mon initial members = a
-mon host = [v2:127.0.0.1:$PORT_V2,v1:127.0.0.1:$PORT_V1]
-public addr = 127.0.0.1
+mon host = [v2:$ADDR:$PORT_V2,v1:$ADDR:$PORT_V1]
+public addr = $ADDR
+cluster addr = $ADDR
 ms bind ipv6 = false
 auth cluster required = cephx
 auth service required = cephx
@@ -245,7 +251,7 @@ mkfs_mon() {
 	ceph-authtool "$seed" --import-keyring "$ADMIN_KEYRING" >/dev/null
 	ceph-authtool "$seed" --import-keyring "$TEST_KEYRING" >/dev/null
 	monmaptool --create --clobber --fsid "$(ceph-conf -c "$CONF" --lookup fsid)" \
-		--addv a "[v2:127.0.0.1:$PORT_V2,v1:127.0.0.1:$PORT_V1]" \
+		--addv a "[v2:$ADDR:$PORT_V2,v1:$ADDR:$PORT_V1]" \
 		--enable-all-features --set-min-mon-release pacific "$DIR/monmap" >/dev/null
 	ceph-mon --conf "$CONF" --mkfs -i a --monmap "$DIR/monmap" --keyring "$seed" \
 		>>"$LOG/mkfs.log" 2>&1 || die "ceph-mon --mkfs failed (see $LOG/mkfs.log)"
@@ -255,8 +261,8 @@ mkfs_mon() {
 
 start_mon() {
 	daemon_pid mon.a >/dev/null && return 0
-	port_in_use "$PORT_V2" && die "port $PORT_V2 on 127.0.0.1 is in use (set RBDV_CEPH_MON_PORT for a new DIR)"
-	port_in_use "$PORT_V1" && die "port $PORT_V1 on 127.0.0.1 is in use (set RBDV_CEPH_MON_PORT_V1 for a new DIR)"
+	port_in_use "$PORT_V2" && die "port $PORT_V2 on $ADDR is in use (set RBDV_CEPH_MON_PORT for a new DIR)"
+	port_in_use "$PORT_V1" && die "port $PORT_V1 on $ADDR is in use (set RBDV_CEPH_MON_PORT_V1 for a new DIR)"
 	spawn_daemon ceph-mon --conf "$CONF" -i a ||
 		die "ceph-mon did not start (see $LOG/ceph-mon.a.log)"
 }
@@ -317,8 +323,8 @@ test_client_writes() {
 print_env() {
 	cat <<EOF
 CEPH_CONF=$CONF
-CEPH_MON_HOST=127.0.0.1:$(current_port v2)
-CEPH_MON_HOST_V1=127.0.0.1:$(current_port v1)
+CEPH_MON_HOST=$(current_addr):$(current_port v2)
+CEPH_MON_HOST_V1=$(current_addr):$(current_port v1)
 CEPH_POOL=$POOL
 CEPH_ADMIN_KEYRING=$ADMIN_KEYRING
 CEPH_TEST_ID=test
@@ -328,8 +334,9 @@ EOF
 }
 
 current_port() { # current_port v1|v2: from the config, which wins over the environment
-	ceph-conf -c "$CONF" --lookup mon_host | sed -n "s/.*$1:127\.0\.0\.1:\([0-9]*\).*/\1/p"
+	ceph-conf -c "$CONF" --lookup mon_host | sed -n "s/.*$1:[0-9.]*:\([0-9]*\).*/\1/p"
 }
+current_addr() { ceph-conf -c "$CONF" --lookup mon_host | sed -n 's/.*v2:\([0-9.]*\):.*/\1/p'; }
 
 # --- commands -----------------------------------------------------------------
 
@@ -359,7 +366,7 @@ cmd_start() {
 	wait_for "osd.0 to be up and in" osd.0 osd_up
 	make_pool
 	wait_for "client.test to write to pool $POOL" osd.0 test_client_writes
-	say "ready in $(($(date +%s) - started_at))s (mon 127.0.0.1:$PORT_V2, data in $DIR)"
+	say "ready in $(($(date +%s) - started_at))s (mon $(current_addr):$(current_port v2), data in $DIR)"
 	print_env | tee "$DIR/env"
 }
 
