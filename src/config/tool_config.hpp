@@ -54,6 +54,8 @@ struct DriverTools {
 	 */
 	std::chrono::milliseconds nbdReadyTimeout{ std::chrono::seconds(30) };
 	std::chrono::milliseconds nbdPollInterval{ 100 };
+	/* Between tries of a krbd unmap the kernel found busy while nobody holds the device. */
+	std::chrono::milliseconds busyRetryInterval{ 1000 };
 
 	bool operator==(const DriverTools &) const = default;
 };

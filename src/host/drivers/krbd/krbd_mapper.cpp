@@ -2,7 +2,9 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
+#include <thread>
 
+#include "host/device_holders.hpp"
 #include "host/drivers/tools/cluster_args.hpp"
 #include "host/drivers/tools/tool_failure.hpp"
 
@@ -153,12 +155,33 @@ Result<Change> KrbdMapper::unmap(const MapRequest &request, const std::string &d
 						    request.image.display() +
 						    ": refusing to unmap it");
 	const Command command = krbdUnmapCommand(tools_, request, device);
-	auto output = runner_.run(command);
-	if (!output)
-		return tl::make_unexpected(output.error());
-	if (!output->succeeded())
-		return toolFailure("rbd device unmap " + device, *output);
-	return Change::Changed;
+	for (unsigned attempt = 1;; attempt++) {
+		auto output = runner_.run(command);
+		if (!output)
+			return tl::make_unexpected(output.error());
+		if (output->succeeded())
+			return Change::Changed;
+		auto failed = toolFailure("rbd device unmap " + device, *output);
+		if (failed.value().code != Errc::Busy)
+			return failed;
+		/*
+		 * The kernel refuses to unmap an open device. Say who holds it;
+		 * with nobody to name, the opener came and went (udev's probe
+		 * after our unmount, which rbd itself waits out only with udev
+		 * in charge): try again shortly.
+		 */
+		const std::vector<std::string> holders = deviceHolders(roots_, device);
+		if (holders.empty() && attempt < BusyAttempts) {
+			std::this_thread::sleep_for(tools_.busyRetryInterval);
+			continue;
+		}
+		return fail(Errc::Busy,
+			    failed.value().message + ": " +
+				    deviceHoldersText(holders, "no holder found") +
+				    "; not forcing it (rbd device unmap -o force is an operator's "
+				    "decision)",
+			    EBUSY);
+	}
 }
 
 } /* namespace rbdvolume */

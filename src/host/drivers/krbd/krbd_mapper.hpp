@@ -26,7 +26,10 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	/* The image's existing krbd device, or a new one, as sysfs shows it. */
 	Result<std::string> map(const MapRequest &request) override;
-	/* Unchanged when `device` is no longer mapped; Conflict when it maps another image. */
+	/*
+	 * Unchanged when `device` is no longer mapped; Conflict when it maps
+	 * another image; Busy naming the holders when the kernel refuses.
+	 */
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	/* krbd has no process of its own: never an orphan. */
 	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
@@ -39,6 +42,9 @@ public:
 	{
 		return Change::Unchanged;
 	}
+
+	/* Tries of a busy unmap with no holder in sight (udev's probe comes and goes). */
+	static constexpr unsigned BusyAttempts = 3;
 
 private:
 	Result<std::string> mappedDevice(const MapRequest &request, const CommandOutput &output);

@@ -9,6 +9,7 @@
 
 #include "common/unique_fd.hpp"
 #include "common/volume_name.hpp"
+#include "host/device_holders.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/tools/tool_failure.hpp"
@@ -235,7 +236,11 @@ Result<Change> NbdMapper::unmap(const MapRequest &request, const std::string &de
 						    request.image.display() +
 						    ": refusing to unmap it");
 	if (deviceInUse(device))
-		return fail(Errc::Busy, device + " is in use (mounted or held): not unmapping it",
+		return fail(Errc::Busy,
+			    device + " is in use: " +
+				    deviceHoldersText(deviceHolders(roots_, device),
+						      "mounted or held") +
+				    "; not unmapping it",
 			    EBUSY);
 	if (auto unmapped = unmapDevice(device); !unmapped)
 		return tl::make_unexpected(unmapped.error());

@@ -2,6 +2,9 @@
 /* krbd: the exact `rbd device map/unmap` command lines, and sysfs as the truth around them. */
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "fake_host.hpp"
@@ -127,12 +130,19 @@ TEST(KrbdCommands, UnmapByDeviceWithoutForceOrCredentials)
 			 "/dev/rbd3" }));
 }
 
+DriverTools noWaits()
+{
+	DriverTools tools;
+	tools.busyRetryInterval = std::chrono::milliseconds(0);
+	return tools;
+}
+
 class KrbdMapperTest : public ::testing::Test
 {
 protected:
 	TempDir root_;
 	HookRunner runner_;
-	KrbdMapper mapper_{ runner_, DriverTools{}, rootsIn(root_) };
+	KrbdMapper mapper_{ runner_, noWaits(), rootsIn(root_) };
 };
 
 TEST_F(KrbdMapperTest, NeverMapsAnImageTwice)
@@ -257,17 +267,55 @@ TEST_F(KrbdMapperTest, RefusesToUnmapAnotherImage)
 	EXPECT_TRUE(runner_.commands.empty());
 }
 
-TEST_F(KrbdMapperTest, ABusyDeviceIsBusy)
+constexpr const char *BusyText = "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
+				 "resource busy\n";
+
+/* Nobody to name: an opener that came and went (udev's probe); tried three times, then Busy. */
+TEST_F(KrbdMapperTest, ABusyDeviceWithNoHolderIsTriedAgain)
 {
 	addKrbd(root_, "3", "rbd", "", "data");
-	runner_.answer(16, "",
-		       "rbd: sysfs write failed\nrbd: unmap failed: (16) Device or "
-		       "resource busy\n");
+	runner_.answer(16, "", BusyText);
+	runner_.answer(16, "", BusyText);
+	runner_.answer(16, "", BusyText);
 	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
 	ASSERT_FALSE(change);
+	EXPECT_EQ(runner_.commands.size(), 3U);
 	EXPECT_EQ(change.error().code, Errc::Busy);
-	EXPECT_EQ(change.error().message, "rbd device unmap /dev/rbd3: exit status 16: rbd: "
-					  "unmap failed: (16) Device or resource busy");
+	EXPECT_EQ(change.error().message,
+		  "rbd device unmap /dev/rbd3: exit status 16: rbd: unmap failed: (16) Device or "
+		  "resource busy: no holder found; not forcing it (rbd device unmap -o force is "
+		  "an operator's decision)");
+}
+
+TEST_F(KrbdMapperTest, ABusyDeviceThatLetGoIsUnmapped)
+{
+	addKrbd(root_, "3", "rbd", "", "data");
+	runner_.answer(16, "", BusyText);
+	runner_.answer(0, "", "");
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	ASSERT_TRUE(change) << change.error().message;
+	EXPECT_EQ(*change, Change::Changed);
+	EXPECT_EQ(runner_.commands.size(), 2U);
+}
+
+/* A holder is named at once, and nothing is forced. */
+TEST_F(KrbdMapperTest, ABusyDeviceNamesItsHolder)
+{
+	addKrbd(root_, "3", "rbd", "", "data");
+	root_.write("proc/4711/comm", "sleep\n");
+	std::filesystem::create_directories(root_.path() + "/proc/4711/fd");
+	std::filesystem::create_symlink("/dev/rbd3", root_.path() + "/proc/4711/fd/3");
+	runner_.answer(16, "", BusyText);
+	auto change = mapper_.unmap(mapRequestOf(volumeSpec()), "/dev/rbd3");
+	ASSERT_FALSE(change);
+	EXPECT_EQ(runner_.commands.size(), 1U);
+	EXPECT_EQ(change.error().code, Errc::Busy);
+	EXPECT_NE(change.error().message.find(": open by pid 4711 (sleep); not forcing it"),
+		  std::string::npos)
+		<< change.error().message;
+	for (const Command &command : runner_.commands)
+		EXPECT_EQ(std::find(command.argv.begin(), command.argv.end(), "force"),
+			  command.argv.end());
 }
 
 TEST_F(KrbdMapperTest, ListsKrbdMappingsOnly)
