@@ -3,12 +3,13 @@
 
 #include <array>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
@@ -111,14 +112,26 @@ constexpr size_t TempRandomChars = 6;
 
 Result<uint64_t> blockDeviceSize(const std::string &path)
 {
-	const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-	if (!fd.valid())
-		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
-	uint64_t bytes = 0;
-	if (ioctl(fd.get(), BLKGETSIZE64, &bytes) < 0)
-		return fail(Errc::Io, "cannot read the size of " + path + ": " + errnoText(errno),
-			    errno);
-	return bytes;
+	struct stat st {
+	};
+	if (stat(path.c_str(), &st) != 0)
+		return fail(Errc::Io, "cannot stat " + path + ": " + errnoText(errno), errno);
+	if (!S_ISBLK(st.st_mode))
+		return fail(Errc::InvalidArgument,
+			    path + ": expected a block device, found " + fileTypeName(st.st_mode),
+			    ENOTBLK);
+	const std::string sysfs = "/sys/dev/block/" + std::to_string(major(st.st_rdev)) + ":" +
+				  std::to_string(minor(st.st_rdev)) + "/size";
+	auto text = readFileBounded(sysfs, SmallFileBytes);
+	if (!text || !*text)
+		return fail(Errc::Io, "cannot read the size of " + path + " from " + sysfs +
+					      (text ? "" : ": " + text.error().message));
+	uint64_t sectors = 0;
+	const std::string &value = **text;
+	const auto parsed = std::from_chars(value.data(), value.data() + value.size(), sectors);
+	if (parsed.ec != std::errc() || sectors > UINT64_MAX / 512)
+		return fail(Errc::Io, sysfs + ": not a size: '" + value + "'");
+	return sectors * 512; /* sysfs counts 512-byte sectors whatever the block size */
 }
 
 bool isAtomicWriteTemporary(std::string_view name)

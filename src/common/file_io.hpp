@@ -37,9 +37,9 @@ Result<std::optional<std::string>> readFileBounded(const std::string &path, size
 						   Symlinks symlinks = Symlinks::Refuse);
 
 /*
- * The size of the block device at `path` in bytes: the kernel's number
- * (BLKGETSIZE64), no I/O through the device, so it answers even when the
- * device's server does not.
+ * The size of the block device at `path` in bytes, from sysfs
+ * (/sys/dev/block/MAJ:MIN/size): the device is never opened, since an open
+ * may rescan its partitions through a server that no longer answers.
  */
 Result<uint64_t> blockDeviceSize(const std::string &path);
 

@@ -262,6 +262,10 @@ TEST_F(LoopFixture, ProbeSeesBlankThenFilesystem)
 	auto size = probe.deviceSize(device_);
 	ASSERT_TRUE(size);
 	EXPECT_EQ(*size, Size);
+	/* From sysfs, by the node's device number: anything else is no block device. */
+	auto notBlock = probe.deviceSize("/dev/null");
+	ASSERT_FALSE(notBlock);
+	EXPECT_EQ(notBlock.error().code, Errc::InvalidArgument);
 }
 
 TEST_F(LoopFixture, ProbeCallsTwoSuperblocksAmbivalent)
