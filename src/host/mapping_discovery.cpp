@@ -98,9 +98,14 @@ std::vector<std::string> commandLine(const SystemRoots &roots, const std::string
  * re-attach the kernel's pid attribute still names the first (dead) server,
  * so they are found as `rbd-nbd list-mapped` finds them: by scanning /proc.
  */
-std::vector<std::pair<std::string, std::vector<std::string>>> reattached(const SystemRoots &roots)
+struct Server {
+	std::string pid;
+	std::vector<std::string> argv;
+};
+
+std::vector<std::pair<std::string, Server>> reattached(const SystemRoots &roots)
 {
-	std::vector<std::pair<std::string, std::vector<std::string>>> found;
+	std::vector<std::pair<std::string, Server>> found;
 	for (const std::string &pid : entries(roots.proc)) {
 		if (pid.find_first_not_of("0123456789") != std::string::npos)
 			continue;
@@ -110,9 +115,20 @@ std::vector<std::pair<std::string, std::vector<std::string>>> reattached(const S
 		const auto device = std::find(argv.begin(), argv.end(), "--device");
 		if (device == argv.end() || device + 1 == argv.end())
 			continue;
-		found.emplace_back(*(device + 1), std::move(argv));
+		std::string path = *(device + 1);
+		found.emplace_back(std::move(path), Server{ pid, std::move(argv) });
 	}
 	return found;
+}
+
+/* A server that is stopped (SIGSTOP, a debugger) holds every I/O of its device. */
+std::string serverFault(const SystemRoots &roots, const std::string &pid, const std::string &device)
+{
+	const char state = processState(roots, pid);
+	if (state != 'T' && state != 't')
+		return {};
+	return "rbd-nbd (pid " + pid + ") serving " + device +
+	       " is stopped: the device's I/O waits until it runs again (kill -CONT " + pid + ")";
 }
 
 } /* namespace */
@@ -197,15 +213,15 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 {
 	std::vector<MappedImage> mapped;
 	const std::string base = roots.sysfs + "/block/";
-	std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>> attached;
+	std::optional<std::vector<std::pair<std::string, Server>>> attached;
 	for (const std::string &name : entries(base)) {
 		if (name.rfind("nbd", 0) != 0)
 			continue;
-		const std::string pid = attribute(base + name + "/pid");
-		if (pid.empty())
+		Server server{ attribute(base + name + "/pid"), {} };
+		if (server.pid.empty())
 			continue; /* not connected */
-		std::vector<std::string> argv = commandLine(roots, pid);
-		if (!isRbdNbd(argv)) {
+		server.argv = commandLine(roots, server.pid);
+		if (!isRbdNbd(server.argv)) {
 			/* The first server died; a re-attached one serves the device now. */
 			if (!attached)
 				attached = reattached(roots);
@@ -213,19 +229,31 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 				attached->begin(), attached->end(),
 				[&](const auto &a) { return a.first == "/dev/" + name; });
 			if (it == attached->end())
-				continue; /* an nbd device, but not an RBD image */
-			argv = it->second;
+				continue; /* no server, or an nbd device but not an RBD image */
+			server = it->second;
 		}
 		MappedImage image;
-		if (!parseImageSpec(nbdImageArgument(argv), image))
+		if (!parseImageSpec(nbdImageArgument(server.argv), image))
 			continue;
 		image.device = "/dev/" + name;
 		image.driver = Driver::Nbd;
 		image.readOnly = attribute(base + name + "/ro") == "1";
 		image.owner = nbdCookieOwner(attribute(base + name + "/backend"));
+		image.fault = serverFault(roots, server.pid, image.device);
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
+}
+
+char processState(const SystemRoots &roots, const std::string &pid)
+{
+	auto text = readFile(roots.proc + "/" + pid + "/stat");
+	if (!text || !*text)
+		return '\0';
+	/* "PID (COMM) S ...": COMM may hold anything, the state follows its last ')'. */
+	const size_t close = (*text)->rfind(')');
+	return close == std::string::npos || close + 2 >= (*text)->size() ? '\0'
+									  : (**text)[close + 2];
 }
 
 } /* namespace rbdvolume */

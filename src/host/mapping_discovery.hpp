@@ -21,7 +21,11 @@ struct SystemRoots {
 /* krbd: /sys/bus/rbd/devices/ID/{pool,pool_ns,name,current_snap}, device /dev/rbdID. */
 std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots);
 
-/* rbd-nbd: /sys/block/nbdN/pid names the process; its command line names the image. */
+/*
+ * rbd-nbd: /sys/block/nbdN/pid names the process, or (after a re-attach,
+ * which leaves that pid stale) an `rbd-nbd attach --device /dev/nbdN`
+ * process does; its command line names the image. A stopped server is a fault.
+ */
 std::vector<MappedImage> listNbdMappings(const SystemRoots &roots);
 
 /*
@@ -29,6 +33,9 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots);
  * by nbdCookie(), drivers/nbd_config.hpp); "" for anyone else's cookie.
  */
 std::string nbdCookieOwner(const std::string &cookie);
+
+/* The state letter of PROC/PID/stat ('R', 'S', 'D', 'T', 'Z', ...); '\0' when gone. */
+char processState(const SystemRoots &roots, const std::string &pid);
 
 /* "pool/[namespace/]image[@snap]" into a MappedImage's image fields; false when malformed. */
 bool parseImageSpec(const std::string &text, MappedImage &image);

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "host/fs_util.hpp"
+#include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {
 
@@ -14,44 +14,62 @@ std::string unitName(const std::string &templateName, const std::string &instanc
 
 char processState(pid_t pid)
 {
-	auto text = readFile("/proc/" + std::to_string(pid) + "/stat");
-	if (!text || !*text)
-		return '\0';
-	/* "PID (COMM) S ...": COMM may hold anything, the state follows its last ')'. */
-	const size_t close = (*text)->rfind(')');
-	return close == std::string::npos || close + 2 >= (*text)->size() ? '\0'
-									  : (**text)[close + 2];
+	return processState(SystemRoots{}, std::to_string(pid));
 }
 
-Result<void> SystemctlUnits::run(const char *verb, const std::string &unit,
-				 std::chrono::milliseconds timeout)
+Result<CommandOutput> SystemctlUnits::run(const std::vector<std::string> &args,
+					  const std::string &unit,
+					  std::chrono::milliseconds timeout)
 {
 	Command command;
-	command.argv = { systemctl_, verb, unit };
+	command.argv = { systemctl_ };
+	command.argv.insert(command.argv.end(), args.begin(), args.end());
+	command.argv.push_back(unit);
 	command.timeout = timeout;
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());
-	if (!output->succeeded())
-		return fail(Errc::Io, std::string("systemctl ") + verb + " " + unit +
-					      " failed: " + output->describe());
-	return {};
+	if (!output->succeeded()) {
+		std::string verb;
+		for (const std::string &arg : args)
+			verb += arg + " ";
+		return fail(Errc::Io,
+			    "systemctl " + verb + unit + " failed: " + output->describe());
+	}
+	return output;
 }
 
 Result<void> SystemctlUnits::start(const std::string &templateName, const std::string &instance)
 {
-	return run("start", unitName(templateName, instance), timeout_);
+	auto done = run({ "start" }, unitName(templateName, instance), timeout_);
+	return done ? Result<void>() : tl::make_unexpected(done.error());
 }
 
 Result<void> SystemctlUnits::stop(const std::string &templateName, const std::string &instance)
 {
-	return run("stop", unitName(templateName, instance), timeout_);
+	auto done = run({ "stop" }, unitName(templateName, instance), timeout_);
+	return done ? Result<void>() : tl::make_unexpected(done.error());
 }
 
 Result<void> SystemctlUnits::reload(const std::string &templateName, const std::string &instance)
 {
-	return run("reload", unitName(templateName, instance),
-		   std::min<std::chrono::milliseconds>(timeout_, ReloadTimeout));
+	auto done = run({ "reload" }, unitName(templateName, instance),
+			std::min<std::chrono::milliseconds>(timeout_, ReloadTimeout));
+	return done ? Result<void>() : tl::make_unexpected(done.error());
+}
+
+Result<std::string> SystemctlUnits::activeState(const std::string &templateName,
+						const std::string &instance)
+{
+	auto shown = run({ "show", "-P", "ActiveState" }, unitName(templateName, instance),
+			 std::min<std::chrono::milliseconds>(timeout_, StateTimeout));
+	if (!shown)
+		return tl::make_unexpected(shown.error());
+	std::string state = shown->out.substr(0, shown->out.find('\n'));
+	if (state.empty())
+		return fail(Errc::Io, "systemctl show printed no ActiveState for " +
+					      unitName(templateName, instance));
+	return state;
 }
 
 } /* namespace rbdvolume */

@@ -35,6 +35,13 @@ public:
 	 */
 	virtual Result<void> reload(const std::string &templateName,
 				    const std::string &instance) = 0;
+	/*
+	 * Its ActiveState ("active", "activating" while systemd restarts it,
+	 * "inactive", "failed", ...): whether a server is coming, for a device
+	 * whose server is gone.
+	 */
+	virtual Result<std::string> activeState(const std::string &templateName,
+						const std::string &instance) = 0;
 };
 
 /* systemctl start/stop through the CommandRunner. */
@@ -51,12 +58,16 @@ public:
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
 	/* Waits ReloadTimeout at most: a reload stuck on its server goes on without us. */
 	Result<void> reload(const std::string &templateName, const std::string &instance) override;
+	/* `systemctl show -P ActiveState`, waiting StateTimeout at most. */
+	Result<std::string> activeState(const std::string &templateName,
+					const std::string &instance) override;
 
 	static constexpr std::chrono::seconds ReloadTimeout{ 1 };
+	static constexpr std::chrono::seconds StateTimeout{ 5 };
 
 private:
-	Result<void> run(const char *verb, const std::string &unit,
-			 std::chrono::milliseconds timeout);
+	Result<CommandOutput> run(const std::vector<std::string> &args, const std::string &unit,
+				  std::chrono::milliseconds timeout);
 
 	CommandRunner &runner_;
 	std::string systemctl_;

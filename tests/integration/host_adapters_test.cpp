@@ -343,6 +343,11 @@ public:
 	{
 		return {};
 	}
+	Result<std::string> activeState(const std::string & /*unused*/,
+					const std::string & /*unused*/) override
+	{
+		return std::string("inactive");
+	}
 	Result<void> reload(const std::string & /*unused*/, const std::string & /*unused*/) override
 	{
 		return {};

@@ -56,6 +56,18 @@ pid_t DirectUnits::pid(const std::string &templateName, const std::string &insta
 	return it == running_.end() ? 0 : it->second;
 }
 
+Result<std::string> DirectUnits::activeState(const std::string &templateName,
+					     const std::string &instance)
+{
+	/* Looked at, not reaped: start() and stop() still see how it ended. */
+	const pid_t running = pid(templateName, instance);
+	siginfo_t info{};
+	const bool ended = running == 0 || (waitid(P_PID, static_cast<id_t>(running), &info,
+						   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+					    info.si_pid == running);
+	return std::string(ended ? "inactive" : "active");
+}
+
 Result<void> DirectUnits::start(const std::string &templateName, const std::string &instance)
 {
 	const std::string unit = unitName(templateName, instance);

@@ -32,6 +32,9 @@ public:
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
 	/* Runs `argv... --follow-size NAME` and waits for it, as rbd-fuse@.service's ExecReload=. */
 	Result<void> reload(const std::string &templateName, const std::string &instance) override;
+	/* "active" while its process runs, else "inactive": nothing here restarts it. */
+	Result<std::string> activeState(const std::string &templateName,
+					const std::string &instance) override;
 
 	/* The running process of a unit, or 0 (to kill it the hard way in a test). */
 	pid_t pid(const std::string &templateName, const std::string &instance) const;

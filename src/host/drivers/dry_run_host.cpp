@@ -17,9 +17,9 @@ tl::unexpected<Error> refused(const std::string &what)
 
 DryRunHost::DryRunHost(std::string ownershipDir, SystemRoots roots)
 	: records_(std::move(ownershipDir)), roots_(std::move(roots)),
-	  fuse_(*this, FuseDriverConfig{ .observeOnly = true }), host_{ table_, *this, probe_,
-									*this,	*this, *this,
-									*this }
+	  fuse_(*this, FuseDriverConfig{ .observeOnly = true }),
+	  nbd_(*this, *this, DriverTools{}, roots_), host_{ table_, *this, probe_, *this,
+							    *this,  *this, *this }
 {
 }
 
@@ -52,8 +52,10 @@ std::optional<std::string> DryRunHost::symlinkProblem(const std::string &path)
 Result<std::vector<MappedImage>> DryRunHost::list()
 {
 	std::vector<MappedImage> mapped = listKrbdMappings(roots_);
-	std::vector<MappedImage> nbd = listNbdMappings(roots_);
-	mapped.insert(mapped.end(), nbd.begin(), nbd.end());
+	auto nbd = nbd_.list();
+	if (!nbd)
+		return tl::make_unexpected(nbd.error());
+	mapped.insert(mapped.end(), nbd->begin(), nbd->end());
 	auto fuse = fuse_.list();
 	if (!fuse)
 		return tl::make_unexpected(fuse.error());
@@ -79,6 +81,18 @@ Result<void> DryRunHost::start(const std::string &templateName, const std::strin
 Result<void> DryRunHost::reload(const std::string &templateName, const std::string &instance)
 {
 	return refused("reload " + unitName(templateName, instance));
+}
+
+Result<std::string> DryRunHost::activeState(const std::string &templateName,
+					    const std::string &instance)
+{
+	return states_.activeState(templateName, instance);
+}
+
+Result<CommandOutput> DryRunHost::run(const Command &command)
+{
+	return refused("run " +
+		       (command.argv.empty() ? std::string("nothing") : command.argv.front()));
 }
 
 Result<void> DryRunHost::stop(const std::string &templateName, const std::string &instance)

@@ -10,7 +10,9 @@
 
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/command_runner.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
+#include "host/drivers/nbd/nbd_mapper.hpp"
 #include "host/libmount_mount_table.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/ownership_files.hpp"
@@ -22,7 +24,8 @@ class DryRunHost : private Mounter,
 		   private Images,
 		   private Filesystems,
 		   private OwnershipStore,
-		   private UnitControl
+		   private UnitControl,
+		   private CommandRunner
 {
 public:
 	DryRunHost(std::string ownershipDir, SystemRoots roots);
@@ -56,12 +59,20 @@ private:
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
 	Result<void> stop(const std::string &templateName, const std::string &instance) override;
 	Result<void> reload(const std::string &templateName, const std::string &instance) override;
+	/* Read-only: systemd is asked, as the daemon would ask it. */
+	Result<std::string> activeState(const std::string &templateName,
+					const std::string &instance) override;
+	/* The drivers' own commands are refused. */
+	Result<CommandOutput> run(const Command &command) override;
 
 	LibmountMountTable table_;
 	BlkidBlockProbe probe_;
 	OwnershipFiles records_;
 	SystemRoots roots_;
 	FuseMapper fuse_; /* lists the fuse driver's loops; its unit calls are refused */
+	NbdMapper nbd_;	  /* lists nbd devices, served or not; its commands are refused */
+	PosixCommandRunner stateRunner_;
+	SystemctlUnits states_{ stateRunner_ };
 	Host host_;
 };
 

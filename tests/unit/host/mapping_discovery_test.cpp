@@ -90,6 +90,29 @@ TEST(MappingDiscovery, ReattachedNbdIsFoundThroughProc)
 			  image("rbd", "", "data", "", "/dev/nbd1", Driver::Nbd, false) }));
 }
 
+/* A stopped server (SIGSTOP) holds the device's I/O: its mapping says so, and how to resume. */
+TEST(MappingDiscovery, AStoppedNbdServerIsAFault)
+{
+	const TempDir root;
+	using namespace std::string_literals;
+	root.write("sys/block/nbd0/pid", "4242\n");
+	root.write("sys/block/nbd0/ro", "0\n");
+	root.write("proc/4242/cmdline", "rbd-nbd\0map\0rbd/data\0"s);
+	root.write("proc/4242/stat", "4242 (rbd-nbd) T 1 4242 4242 0 -1 4194560\n");
+	root.write("sys/block/nbd1/pid", "612\n");
+	root.write("sys/block/nbd1/ro", "0\n");
+	root.write("proc/612/cmdline", "rbd-nbd\0map\0rbd/logs\0"s);
+	root.write("proc/612/stat", "612 (rbd-nbd) S 1 612 612 0 -1 4194560\n");
+	const SystemRoots roots{ root.path() + "/sys", root.path() + "/proc" };
+	const std::vector<MappedImage> mapped = listNbdMappings(roots);
+	ASSERT_EQ(mapped.size(), 2U);
+	EXPECT_EQ(mapped[0].fault, "rbd-nbd (pid 4242) serving /dev/nbd0 is stopped: the device's "
+				   "I/O waits until it runs again (kill -CONT 4242)");
+	EXPECT_EQ(mapped[1].fault, "");
+	EXPECT_EQ(processState(roots, "4242"), 'T');
+	EXPECT_EQ(processState(roots, "1"), '\0');
+}
+
 TEST(MappingDiscovery, ImageSpecs)
 {
 	MappedImage parsed;

@@ -51,6 +51,11 @@ std::optional<std::string> nbdBackend(const SystemRoots &roots, const std::strin
 	return attribute(roots.sysfs + "/block/" + name + "/backend");
 }
 
+bool nbdReadOnly(const SystemRoots &roots, const std::string &name)
+{
+	return attribute(roots.sysfs + "/block/" + name + "/ro") == "1";
+}
+
 bool nbdConnected(const SystemRoots &roots, const std::string &name)
 {
 	return attribute(roots.sysfs + "/block/" + name + "/pid").has_value();

@@ -25,6 +25,9 @@ std::string nbdDeviceName(const std::string &device);
 /* The device's backend attribute; nullopt when it has none (not connected through netlink). */
 std::optional<std::string> nbdBackend(const SystemRoots &roots, const std::string &name);
 
+/* The kernel maps the device read-only (its ro attribute). */
+bool nbdReadOnly(const SystemRoots &roots, const std::string &name);
+
 /* The device is connected: the kernel shows the pid of its server. */
 bool nbdConnected(const SystemRoots &roots, const std::string &name);
 

@@ -52,9 +52,72 @@ Command nbdUnmapCommand(const DriverTools &tools, const std::string &device)
 	return command;
 }
 
+/*
+ * Every device an rbd-nbd serves, and every device that carries one of our
+ * cookies while nothing serves it: its server died and the kernel holds its
+ * I/O for a new one. Such a device is still the volume's mapping (a pass
+ * that took it for unmapped would unmount a volume that is about to heal),
+ * healthy while systemd brings a server back, faulty when none is coming.
+ */
 Result<std::vector<MappedImage>> NbdMapper::list()
 {
-	return listNbdMappings(roots_);
+	std::vector<MappedImage> mapped = listNbdMappings(roots_);
+	for (const auto &[volume, config] : configs()) {
+		const std::optional<std::string> device =
+			nbdDeviceWithCookie(roots_, config.cookie);
+		if (!device || std::any_of(mapped.begin(), mapped.end(), [&](const MappedImage &m) {
+			    return m.device == *device;
+		    }))
+			continue;
+		MappedImage image;
+		if (!parseImageSpec(config.image, image))
+			continue;
+		image.device = *device;
+		image.driver = Driver::Nbd;
+		image.readOnly = nbdReadOnly(roots_, nbdDeviceName(*device));
+		image.owner = volume;
+		image.fault = serverFault(volume, *device);
+		mapped.push_back(std::move(image));
+	}
+	return mapped;
+}
+
+std::string NbdMapper::serverFault(const std::string &volume, const std::string &device)
+{
+	const std::string unit = unitName(UnitTemplate, volume);
+	auto state = units_.activeState(UnitTemplate, volume);
+	/* A restart is under way ("activating"), or the new server is about to connect. */
+	if (state && (*state == "activating" || *state == "active" || *state == "reloading"))
+		return {};
+	return "nothing serves " + device + ": " + unit +
+	       (state ? " is " + *state : " cannot be asked (" + state.error().message + ")") +
+	       ". The kernel holds the device's I/O for a new server (failing it after the "
+	       "reattach timeout, or sooner with an io-timeout). `systemctl start " +
+	       unit +
+	       "` attaches one and keeps the mounts and their unwritten data; `rbd-volumectl "
+	       "down " +
+	       volume + "` gives them up";
+}
+
+/* Our volumes' configs, by volume: unreadable ones are left out. */
+std::vector<std::pair<std::string, NbdVolumeConfig>> NbdMapper::configs() const
+{
+	std::vector<std::pair<std::string, NbdVolumeConfig>> found;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(tools_.nbdConfigDir, ec)) {
+		const std::string file = entry.path().filename().string();
+		if (!file.ends_with(".conf"))
+			continue;
+		auto text = readFile(entry.path().string());
+		if (!text || !*text)
+			continue;
+		auto config = parseNbdConfig(**text, entry.path().string());
+		if (config)
+			found.emplace_back(file.substr(0, file.size() - 5), std::move(*config));
+	}
+	std::sort(found.begin(), found.end(),
+		  [](const auto &a, const auto &b) { return a.first < b.first; });
+	return found;
 }
 
 Result<void> NbdMapper::unmapDevice(const std::string &device)
@@ -174,19 +237,10 @@ bool NbdMapper::isOrphan(const NbdVolumeConfig &config) const
 Result<std::vector<std::string>> NbdMapper::orphans()
 {
 	std::vector<std::string> found;
-	std::error_code ec;
-	for (const auto &entry : std::filesystem::directory_iterator(tools_.nbdConfigDir, ec)) {
-		const std::string file = entry.path().filename().string();
-		if (!file.ends_with(".conf"))
-			continue;
-		auto text = readFile(entry.path().string());
-		if (!text || !*text)
-			continue;
-		auto config = parseNbdConfig(**text, entry.path().string());
-		if (config && isOrphan(*config))
-			found.push_back(file.substr(0, file.size() - 5));
+	for (const auto &[volume, config] : configs()) {
+		if (isOrphan(config))
+			found.push_back(volume);
 	}
-	std::sort(found.begin(), found.end());
 	return found;
 }
 

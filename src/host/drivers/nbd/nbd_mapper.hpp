@@ -5,6 +5,9 @@
  */
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "config/tool_config.hpp"
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
@@ -26,7 +29,11 @@ public:
 	{
 	}
 
-	/* The rbd-nbd mappings only; a host-wide list joins every driver's. */
+	/*
+	 * The rbd-nbd mappings only; a host-wide list joins every driver's. A
+	 * device with our cookie and no server is listed too, with a fault
+	 * unless systemd is bringing its server back.
+	 */
 	Result<std::vector<MappedImage>> list() override;
 	/*
 	 * The image's existing device, or: write the volume's config, start its
@@ -61,6 +68,9 @@ private:
 	std::string rollBack(const MapRequest &request, const std::string &device);
 	Result<void> unmapDevice(const std::string &device);
 	bool isOrphan(const NbdVolumeConfig &config) const;
+	std::vector<std::pair<std::string, NbdVolumeConfig>> configs() const;
+	/* "" while the volume's unit brings a server back; else what is wrong and what to do. */
+	std::string serverFault(const std::string &volume, const std::string &device);
 
 	CommandRunner &runner_;
 	UnitControl &units_;

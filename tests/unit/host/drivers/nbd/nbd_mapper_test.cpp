@@ -300,5 +300,75 @@ TEST_F(NbdMapperTest, ListsNbdMappingsOnly)
 	EXPECT_EQ(mapped->front().driver, Driver::Nbd);
 }
 
+/* A device whose rbd-nbd died: the kernel keeps it, with our cookie, for the next server. */
+class ServerlessDeviceTest : public NbdMapperTest
+{
+protected:
+	ServerlessDeviceTest()
+	{
+		root_.write(
+			"run/rbd-volume/nbd/data.conf",
+			formatNbdConfig(nbdConfigFor(mapRequestOf(volumeSpec()), tools())).value());
+		addNbd(root_, "nbd0", "4242", cookie_); /* pid 4242 is gone */
+	}
+
+	MappedImage listedOnce()
+	{
+		auto mapped = mapper_.list();
+		EXPECT_TRUE(mapped);
+		EXPECT_EQ(mapped->size(), 1U);
+		return mapped->empty() ? MappedImage{} : mapped->front();
+	}
+};
+
+const Argv ShowState = { "/usr/bin/systemctl", "show", "-P", "ActiveState",
+			 "rbd-nbd@data.service" };
+
+TEST_F(ServerlessDeviceTest, IsTheVolumesMappingWhileSystemdRestartsItsServer)
+{
+	runner_.answer(0, "activating\n");
+	const MappedImage image = listedOnce();
+	EXPECT_EQ(image.device, "/dev/nbd0");
+	EXPECT_EQ(image.pool, "rbd");
+	EXPECT_EQ(image.image, "data");
+	EXPECT_EQ(image.owner, "data");
+	EXPECT_EQ(image.fault, "");
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ ShowState }));
+}
+
+TEST_F(ServerlessDeviceTest, IsFaultyWhenNoServerIsComing)
+{
+	runner_.answer(0, "inactive\n");
+	const MappedImage image = listedOnce();
+	EXPECT_EQ(image.device, "/dev/nbd0");
+	EXPECT_EQ(
+		image.fault.rfind("nothing serves /dev/nbd0: rbd-nbd@data.service is inactive.", 0),
+		0U)
+		<< image.fault;
+	EXPECT_NE(image.fault.find("`systemctl start rbd-nbd@data.service` attaches one"),
+		  std::string::npos);
+	EXPECT_NE(image.fault.find("`rbd-volumectl down data` gives them up"), std::string::npos);
+}
+
+TEST_F(ServerlessDeviceTest, IsFaultyWhenSystemdCannotBeAsked)
+{
+	runner_.answer(1, "", "Failed to connect to bus: No such file or directory\n");
+	EXPECT_NE(listedOnce().fault.find("rbd-nbd@data.service cannot be asked (systemctl show"),
+		  std::string::npos);
+}
+
+/* After an attach the kernel's pid attribute names the dead server: the new one is found anyway. */
+TEST_F(ServerlessDeviceTest, AReattachedServerNeedsNoQuestion)
+{
+	using namespace std::string_literals;
+	root_.write("proc/5151/cmdline", "/usr/bin/rbd-nbd\0-d\0attach\0--device\0/dev/nbd0\0"
+					 "--cookie\0"s +
+						 cookie_ + "\0rbd/data\0"s);
+	const MappedImage image = listedOnce();
+	EXPECT_EQ(image.device, "/dev/nbd0");
+	EXPECT_EQ(image.fault, "");
+	EXPECT_TRUE(runner_.commands.empty());
+}
+
 } /* namespace */
 } /* namespace rbdvolume::testing */
