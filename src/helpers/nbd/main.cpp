@@ -45,6 +45,10 @@ int waitReady(const NbdVolumeConfig &config, const SystemRoots &roots)
 		std::chrono::steady_clock::time_point::max(), std::chrono::milliseconds(100));
 	if (check.state == NbdState::Ready) {
 		say(config.image + " is ready on " + check.device);
+		if (auto shortened = shortenRequestTimer(config, roots, check.device); !shortened)
+			say(shortened.error().message +
+			    " (requests held across a restart of rbd-nbd "
+			    "are resent after 30 s)");
 		return EXIT_SUCCESS;
 	}
 	say(config.image + " came up on " + check.device +

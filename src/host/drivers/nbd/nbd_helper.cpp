@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/drivers/nbd/nbd_helper.hpp"
 
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "common/errno_text.hpp"
+#include "common/unique_fd.hpp"
 #include "common/volume_name.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/tools/cluster_args.hpp"
@@ -68,6 +74,20 @@ std::vector<std::string> helperExecArgv(const NbdVolumeConfig &config, const Sys
 {
 	const std::optional<std::string> device = nbdDeviceWithCookie(roots, config.cookie);
 	return rbdNbdArgv(config, device.value_or(""));
+}
+
+Result<void> shortenRequestTimer(const NbdVolumeConfig &config, const SystemRoots &roots,
+				 const std::string &device)
+{
+	if (config.ioTimeout != 0)
+		return {};
+	const std::string path =
+		roots.sysfs + "/block/" + nbdDeviceName(device) + "/queue/io_timeout";
+	const std::string value = std::to_string(RequestTimerMs);
+	const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+	if (!fd.valid() || write(fd.get(), value.data(), value.size()) < 0)
+		return failErrno("cannot write " + value + " to " + path, errno);
+	return {};
 }
 
 } /* namespace rbdvolume */

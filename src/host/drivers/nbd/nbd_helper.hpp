@@ -38,6 +38,19 @@ Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args);
  */
 std::vector<std::string> rbdNbdArgv(const NbdVolumeConfig &config, const std::string &attachDevice);
 
+/*
+ * The kernel resends a request that was in flight when rbd-nbd died only
+ * when the block layer's timer for it fires, and rbd-nbd's io-timeout 0
+ * leaves that timer at 30 s: a write caught by a crash waited 30 s after
+ * the new server attached. With io-timeout 0 the timer only resends (it
+ * never fails a request), so it is set to RequestTimerMs after every map
+ * and attach. An io-timeout of the spec's is left alone: there the timer
+ * is the timeout.
+ */
+constexpr unsigned RequestTimerMs = 5000;
+Result<void> shortenRequestTimer(const NbdVolumeConfig &config, const SystemRoots &roots,
+				 const std::string &device);
+
 /* The argv to exec: attach when a kernel device still carries the cookie, else map. */
 std::vector<std::string> helperExecArgv(const NbdVolumeConfig &config, const SystemRoots &roots);
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_host.hpp"
+#include "host/fs_util.hpp"
 
 namespace rbdvolume::testing {
 namespace {
@@ -146,6 +147,29 @@ TEST(NbdHelperDecision, AttachesToTheDeviceThatOutlivedItsServer)
 	const Argv argv = helperExecArgv(config, rootsIn(root));
 	EXPECT_EQ(argv, rbdNbdArgv(config, "/dev/nbd7"));
 	EXPECT_EQ(std::count(argv.begin(), argv.end(), "attach"), 1);
+}
+
+/* With io-timeout 0 the block layer's timer only resends held requests: 5 s, not 30. */
+TEST(NbdHelperTimer, ShortensTheRequestTimerWithoutAnIoTimeout)
+{
+	const TempDir root;
+	root.write("sys/block/nbd2/queue/io_timeout", ""); /* sysfs: one write is the value */
+	NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
+	ASSERT_EQ(config.ioTimeout, 0U);
+	ASSERT_TRUE(shortenRequestTimer(config, rootsIn(root), "/dev/nbd2"));
+	EXPECT_EQ(readFile(root.path() + "/sys/block/nbd2/queue/io_timeout")->value_or(""), "5000");
+
+	/* The spec's own io-timeout is the timer: left as rbd-nbd set it. */
+	root.write("sys/block/nbd2/queue/io_timeout", "30000\n");
+	config.ioTimeout = 30;
+	ASSERT_TRUE(shortenRequestTimer(config, rootsIn(root), "/dev/nbd2"));
+	EXPECT_EQ(readFile(root.path() + "/sys/block/nbd2/queue/io_timeout")->value_or(""),
+		  "30000\n");
+
+	config.ioTimeout = 0;
+	auto missing = shortenRequestTimer(config, rootsIn(root), "/dev/nbd9");
+	ASSERT_FALSE(missing);
+	EXPECT_NE(missing.error().message.find("nbd9/queue/io_timeout"), std::string::npos);
 }
 
 } /* namespace */
