@@ -19,9 +19,12 @@ Driver chooseDriver(const SystemRoots &roots, Driver requested)
 		return requested;
 	if (isDirectory(roots.sysfs + "/bus/rbd"))
 		return Driver::Krbd;
-	if (isDirectory(roots.sysfs + "/module/nbd"))
-		return Driver::Nbd;
-	return Driver::Fuse;
+	return driverAfterKrbd(roots);
+}
+
+Driver driverAfterKrbd(const SystemRoots &roots)
+{
+	return isDirectory(roots.sysfs + "/module/nbd") ? Driver::Nbd : Driver::Fuse;
 }
 
 } /* namespace rbdvolume */

@@ -14,4 +14,7 @@ namespace rbdvolume {
  */
 Driver chooseDriver(const SystemRoots &roots, Driver requested);
 
+/* For auto, when krbd cannot map the image: nbd when its module is loaded, else fuse. */
+Driver driverAfterKrbd(const SystemRoots &roots);
+
 } /* namespace rbdvolume */

@@ -70,9 +70,19 @@ Result<Change> MapperSet::followImageSize(const MapRequest &request)
 	return onEveryDriver(&Mapper::followImageSize, request);
 }
 
+/*
+ * An auto volume whose image has a feature the kernel's rbd cannot map goes
+ * to the next driver the host has: the choice depends on the image's
+ * features, which change only when someone changes them.
+ */
 Result<std::string> MapperSet::map(const MapRequest &request)
 {
-	return driver(chooseDriver(roots_, request.map.driver)).map(request);
+	const Driver chosen = chooseDriver(roots_, request.map.driver);
+	auto device = driver(chosen).map(request);
+	if (device || request.map.driver != Driver::Auto || chosen != Driver::Krbd ||
+	    device.error().code != Errc::Unsupported)
+		return device;
+	return driver(driverAfterKrbd(roots_)).map(request);
 }
 
 Result<Change> MapperSet::unmap(const MapRequest &request, const std::string &device)

@@ -2,6 +2,7 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 
 #include "host/device_holders.hpp"
@@ -48,7 +49,34 @@ std::string lastLine(std::string text)
 	return newline == std::string::npos ? text : text.substr(newline + 1);
 }
 
+/*
+ * rbd names the features the kernel lacks in its advice: 'You can disable
+ * features unsupported by the kernel with "rbd feature disable IMAGE F..."'.
+ */
+std::string unsupportedFeatures(const std::string &err)
+{
+	constexpr std::string_view Advice = "\"rbd feature disable ";
+	const size_t start = err.find(Advice);
+	if (start == std::string::npos)
+		return {};
+	const size_t end = err.find('"', start + Advice.size());
+	const std::string command = err.substr(start + Advice.size(), end - start - Advice.size());
+	const size_t space = command.find(' ');
+	return space == std::string::npos ? std::string() : command.substr(space + 1);
+}
+
 } /* namespace */
+
+std::string unsupportedText(const std::string &image, const std::string &err)
+{
+	const std::string features = unsupportedFeatures(err);
+	if (features.empty())
+		return "unsupported by krbd: this kernel's rbd refused to map " + image +
+		       " (an image feature it lacks? see dmesg); map it with driver = \"nbd\"";
+	return "unsupported by krbd: this kernel's rbd cannot map " + image + "'s " + features +
+	       "; map it with driver = \"nbd\", or `rbd feature disable " + image + " " + features +
+	       "`";
+}
 
 /*
  * No "noudev" of our own: rbd-volumed runs on the host next to udev, and
@@ -113,8 +141,15 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
 	auto output = runner_.run(command);
 	if (!output)
 		return tl::make_unexpected(output.error());
-	if (!output->succeeded())
-		return toolFailure("rbd device map " + request.image.display(), *output);
+	if (!output->succeeded()) {
+		auto failed = toolFailure("rbd device map " + request.image.display(), *output);
+		if (failed.value().code == Errc::Unsupported)
+			return fail(Errc::Unsupported,
+				    unsupportedText(request.image.display(), output->err) + " (" +
+					    failed.value().message + ")",
+				    failed.value().sysErrno);
+		return failed;
+	}
 	return mappedDevice(request, *output);
 }
 

@@ -14,6 +14,13 @@ Command krbdMapCommand(const DriverTools &tools, const MapRequest &request);
 Command krbdUnmapCommand(const DriverTools &tools, const MapRequest &request,
 			 const std::string &device);
 
+/*
+ * What a map the kernel refused for an image feature (ENXIO) says:
+ * "unsupported by krbd", the features rbd's advice in `err` names, and the
+ * ways out.
+ */
+std::string unsupportedText(const std::string &image, const std::string &err);
+
 class KrbdMapper : public Mapper
 {
 public:

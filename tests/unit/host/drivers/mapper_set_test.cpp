@@ -2,6 +2,8 @@
 /* MapperSet joins the drivers' lists, maps with the chosen driver, unmaps with the owner. */
 #include "host/drivers/mapper_set.hpp"
 
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "temp_dir.hpp"
@@ -29,6 +31,10 @@ public:
 	}
 	Result<std::string> map(const MapRequest &spec) override
 	{
+		if (refusal) {
+			log.push_back("refused " + spec.image.display());
+			return tl::make_unexpected(*refusal);
+		}
 		MappedImage image{ spec.image.pool,
 				   "",
 				   spec.image.name,
@@ -51,6 +57,7 @@ public:
 
 	std::vector<MappedImage> mapped;
 	std::vector<std::string> log;
+	std::optional<Error> refusal; /* every map fails with it */
 
 private:
 	Driver driver_;
@@ -84,6 +91,32 @@ TEST(MapperSet, MapsWithTheChosenDriverAndUnmapsWithTheOwner)
 	EXPECT_EQ(nbd.log, (std::vector<std::string>{ "map /dev/nbd0", "unmap /dev/nbd0" }));
 	EXPECT_TRUE(fuse.log.size() == 1 && krbd.log.size() == 1) << "only the owner unmaps";
 	EXPECT_EQ(*set.unmap(mapRequestOf(volume(Driver::Auto)), "/dev/nbd0"), Change::Unchanged);
+}
+
+/* A feature the kernel's rbd lacks: auto goes on to nbd; a spec that says krbd gets the error. */
+TEST(MapperSet, AutoFallsBackWhenKrbdCannotMapTheImage)
+{
+	const TempDir root;
+	root.write("sys/bus/rbd/supported_features", "0x1bf\n");
+	root.write("sys/module/nbd/refcnt", "0\n");
+	ListMapper krbd(Driver::Krbd, "/dev/rbd");
+	ListMapper nbd(Driver::Nbd, "/dev/nbd");
+	ListMapper fuse(Driver::Fuse, "/dev/loop");
+	MapperSet set(krbd, nbd, fuse, SystemRoots{ root.path() + "/sys", root.path() + "/proc" });
+	krbd.refusal = Error{ Errc::Unsupported, "unsupported by krbd: ... journaling", ENXIO };
+
+	EXPECT_EQ(*set.map(mapRequestOf(volume(Driver::Auto))), "/dev/nbd0");
+	auto explicitKrbd = set.map(mapRequestOf(volume(Driver::Krbd)));
+	ASSERT_FALSE(explicitKrbd);
+	EXPECT_EQ(explicitKrbd.error().code, Errc::Unsupported);
+	EXPECT_EQ(nbd.log, (std::vector<std::string>{ "map /dev/nbd0" }));
+
+	/* Any other failure is krbd's to report, not a reason to move the volume. */
+	krbd.refusal = Error{ Errc::PermissionDenied,
+			      "rbd: map failed: (1) Operation not permitted", EPERM };
+	EXPECT_EQ(set.map(mapRequestOf(volume(Driver::Auto))).error().code, Errc::PermissionDenied);
+	EXPECT_EQ(nbd.log.size(), 1U);
+	EXPECT_TRUE(fuse.log.empty());
 }
 
 } /* namespace */

@@ -221,13 +221,34 @@ TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
 					  "failed: (2) No such file or directory");
 }
 
-TEST_F(KrbdMapperTest, UnsupportedFeaturesAreUnsupported)
+/* As rbd 16.2 says it on Linux 6.1 for an image with journaling. */
+TEST_F(KrbdMapperTest, UnsupportedFeaturesAreNamed)
 {
-	runner_.answer(6, "RBD image feature set mismatch.\n",
-		       "rbd: map failed: (6) No such device or address\n");
+	runner_.answer(6, "",
+		       "rbd: sysfs write failed\nRBD image feature set mismatch. You can disable "
+		       "features unsupported by the kernel with \"rbd feature disable data "
+		       "journaling\".\nIn some cases useful info is found in syslog - try \"dmesg "
+		       "| tail\".\nrbd: map failed: (6) No such device or address\n");
 	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
+	EXPECT_EQ(device.error().message,
+		  "unsupported by krbd: this kernel's rbd cannot map rbd/data's journaling; map it "
+		  "with driver = \"nbd\", or `rbd feature disable rbd/data journaling` (rbd device "
+		  "map rbd/data: exit status 6: rbd: map failed: (6) No such device or address)");
+}
+
+TEST_F(KrbdMapperTest, AnUnexplainedRefusalIsUnsupportedToo)
+{
+	runner_.answer(6, "", "rbd: map failed: (6) No such device or address\n");
+	auto device = mapper_.map(mapRequestOf(volumeSpec()));
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Unsupported);
+	EXPECT_EQ(
+		device.error().message.rfind("unsupported by krbd: this kernel's rbd refused to "
+					     "map rbd/data (an image feature it lacks? see dmesg)",
+					     0),
+		0U);
 }
 
 TEST_F(KrbdMapperTest, ATimedOutMapStaysATimeout)
