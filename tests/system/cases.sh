@@ -19,11 +19,6 @@ SYS_CASES=(
 	shutdown_clean
 )
 
-fail() {
-	echo "$*" >"$SYS_WORK/failed"
-	exit 1
-}
-
 # --- what the host shows, inside the container ----------------------------------------
 
 # "MOUNT-ID TARGET MAJ:MIN" of the staging and publish mounts of NAME...
@@ -118,21 +113,6 @@ case_cleanup() { # case_cleanup NAME: fails when something was left behind
 
 # --- helpers of the cases ----------------------------------------------------------------
 
-start_units() { # start_units UNIT...: one systemctl call, all at once
-	in_ct systemctl start "$@" 2>/dev/null || fail "systemctl start failed: $(failed_starts "$@")"
-}
-
-failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each failed unit
-	local unit
-	for unit in "$@"; do
-		[ "$(unit_prop "$unit" ActiveState)" = failed ] || continue
-		printf '%s: %s; ' "$unit" "$(in_ct journalctl --no-pager -q -o cat -u "$unit" |
-			grep -m1 'rbd-volumectl' || echo "(no message)")"
-	done
-}
-
-stop_units() { in_ct systemctl stop "$@" || fail "systemctl stop $* failed"; }
-
 spec_now() { # spec_now NAME [SIZE]: written and checked offline
 	write_spec "$@"
 	ctl check "/etc/rbd-volume/volumes/$1.toml" >/dev/null ||
@@ -144,17 +124,6 @@ spec_now() { # spec_now NAME [SIZE]: written and checked offline
 spec() {
 	spec_now "$@"
 	wait_for 10 ctl status "$1" || fail "rbd-volumed did not pick up the spec of $1 within 10 s"
-}
-
-expect_phase() { # expect_phase NAME PHASE
-	local phase
-	phase=$(vol_field "$1" phase) || fail "rbd-volumectl status --json does not show volume $1"
-	[ "$phase" = "$2" ] || fail "volume $1 is $phase, expected $2 ($(vol_field "$1" conditions))"
-}
-
-elapsed_s() { # elapsed_s START-MS: seconds with one decimal
-	local ms=$(($(sys_now_ms) - $1))
-	printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
 }
 
 # The image's file checksum, read on this machine from `rbd export` through a
@@ -270,28 +239,6 @@ case_daemon_restart_keeps_io() {
 	in_ct systemctl stop rbdv-writer.service
 	in_ct rm -f /run/rbdv-writer.stop
 }
-
-daemon_replaced() { # daemon_replaced OLD-PID: another main process is up
-	local pid
-	pid=$(unit_prop rbd-volumed.service MainPID)
-	[ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(unit_prop rbd-volumed.service ActiveState)" = active ]
-}
-
-not_in_phase() { # not_in_phase PHASE NAME...: "NAME: PHASE (CONDITION: MESSAGE)" of the others
-	ctl status --json | python3 -c '
-import json, sys
-phase, names = sys.argv[1], sys.argv[2:]
-seen = {v["name"]: v for v in json.load(sys.stdin)["volumes"]}
-for n in names:
-    v = seen.get(n)
-    if v is None:
-        print("%s: unknown;" % n, end=" ")
-    elif v["phase"] != phase:
-        why = ", ".join("%s: %s" % (c["type"], c["message"]) for c in v.get("conditions") or [])
-        print("%s: %s (%s);" % (n, v["phase"], why), end=" ")' "$@"
-}
-
-unit_in_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_state UNIT SUBSTATE
 
 case_fuse_kill_degraded() {
 	local pid restarts

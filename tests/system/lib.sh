@@ -417,6 +417,62 @@ wait_for() { # wait_for SECONDS CMD...: polls every 0.2 s; fails after SECONDS
 SYS_PASSED=0
 SYS_FAILED=0
 
+# --- what every suite's cases share --------------------------------------------
+
+# fail REASON: ends the case (run in a subshell by sys_run_case) with REASON.
+fail() {
+	echo "$*" >"$SYS_WORK/failed"
+	exit 1
+}
+
+start_units() { # start_units UNIT...: one systemctl call, all at once
+	in_ct systemctl start "$@" 2>/dev/null || fail "systemctl start failed: $(failed_starts "$@")"
+}
+
+failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each failed unit
+	local unit
+	for unit in "$@"; do
+		[ "$(unit_prop "$unit" ActiveState)" = failed ] || continue
+		printf '%s: %s; ' "$unit" "$(in_ct journalctl --no-pager -q -o cat -u "$unit" |
+			grep -m1 'rbd-volumectl' || echo "(no message)")"
+	done
+}
+
+stop_units() { in_ct systemctl stop "$@" || fail "systemctl stop $* failed"; }
+
+expect_phase() { # expect_phase NAME PHASE
+	local phase
+	phase=$(vol_field "$1" phase) || fail "rbd-volumectl status --json does not show volume $1"
+	[ "$phase" = "$2" ] || fail "volume $1 is $phase, expected $2 ($(vol_field "$1" conditions))"
+}
+
+elapsed_s() { # elapsed_s START-MS: seconds with one decimal
+	local ms=$(($(sys_now_ms) - $1))
+	printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+daemon_replaced() { # daemon_replaced OLD-PID: another main process is up
+	local pid
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	[ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(unit_prop rbd-volumed.service ActiveState)" = active ]
+}
+
+not_in_phase() { # not_in_phase PHASE NAME...: "NAME: PHASE (CONDITION: MESSAGE)" of the others
+	ctl status --json | python3 -c '
+import json, sys
+phase, names = sys.argv[1], sys.argv[2:]
+seen = {v["name"]: v for v in json.load(sys.stdin)["volumes"]}
+for n in names:
+    v = seen.get(n)
+    if v is None:
+        print("%s: unknown;" % n, end=" ")
+    elif v["phase"] != phase:
+        why = ", ".join("%s: %s" % (c["type"], c["message"]) for c in v.get("conditions") or [])
+        print("%s: %s (%s);" % (n, v["phase"], why), end=" ")' "$@"
+}
+
+unit_in_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_state UNIT SUBSTATE
+
 sys_report() { # sys_report CASE RC REASON: one "ok"/"not ok" line, counted
 	if [ "$2" -eq 0 ]; then
 		echo "ok - $1"
