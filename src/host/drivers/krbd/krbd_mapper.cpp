@@ -50,26 +50,28 @@ std::string lastLine(std::string text)
 }
 
 /*
- * rbd names the features the kernel lacks in its advice: 'You can disable
- * features unsupported by the kernel with "rbd feature disable IMAGE F..."'.
+ * rbd names the features the kernel lacks in its advice, on stdout: 'You
+ * can disable features unsupported by the kernel with "rbd feature disable
+ * IMAGE F..."'.
  */
-std::string unsupportedFeatures(const std::string &err)
+std::string unsupportedFeatures(const std::string &output)
 {
 	constexpr std::string_view Advice = "\"rbd feature disable ";
-	const size_t start = err.find(Advice);
+	const size_t start = output.find(Advice);
 	if (start == std::string::npos)
 		return {};
-	const size_t end = err.find('"', start + Advice.size());
-	const std::string command = err.substr(start + Advice.size(), end - start - Advice.size());
+	const size_t end = output.find('"', start + Advice.size());
+	const std::string command =
+		output.substr(start + Advice.size(), end - start - Advice.size());
 	const size_t space = command.find(' ');
 	return space == std::string::npos ? std::string() : command.substr(space + 1);
 }
 
 } /* namespace */
 
-std::string unsupportedText(const std::string &image, const std::string &err)
+std::string unsupportedText(const std::string &image, const std::string &output)
 {
-	const std::string features = unsupportedFeatures(err);
+	const std::string features = unsupportedFeatures(output);
 	if (features.empty())
 		return "unsupported by krbd: this kernel's rbd refused to map " + image +
 		       " (an image feature it lacks? see dmesg); map it with driver = \"nbd\"";
@@ -145,8 +147,9 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
 		auto failed = toolFailure("rbd device map " + request.image.display(), *output);
 		if (failed.value().code == Errc::Unsupported)
 			return fail(Errc::Unsupported,
-				    unsupportedText(request.image.display(), output->err) + " (" +
-					    failed.value().message + ")",
+				    unsupportedText(request.image.display(),
+						    output->out + output->err) +
+					    " (" + failed.value().message + ")",
 				    failed.value().sysErrno);
 		return failed;
 	}

@@ -16,10 +16,10 @@ Command krbdUnmapCommand(const DriverTools &tools, const MapRequest &request,
 
 /*
  * What a map the kernel refused for an image feature (ENXIO) says:
- * "unsupported by krbd", the features rbd's advice in `err` names, and the
- * ways out.
+ * "unsupported by krbd", the features rbd's advice in its `output` names,
+ * and the ways out.
  */
-std::string unsupportedText(const std::string &image, const std::string &err);
+std::string unsupportedText(const std::string &image, const std::string &output);
 
 class KrbdMapper : public Mapper
 {

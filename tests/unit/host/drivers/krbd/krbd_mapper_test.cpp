@@ -221,14 +221,14 @@ TEST_F(KrbdMapperTest, MapFailureCarriesTheToolsLastLine)
 					  "failed: (2) No such file or directory");
 }
 
-/* As rbd 16.2 says it on Linux 6.1 for an image with journaling. */
+/* As rbd 16.2 says it on Linux 6.1 for an image with journaling: the advice on stdout. */
 TEST_F(KrbdMapperTest, UnsupportedFeaturesAreNamed)
 {
-	runner_.answer(6, "",
-		       "rbd: sysfs write failed\nRBD image feature set mismatch. You can disable "
-		       "features unsupported by the kernel with \"rbd feature disable data "
-		       "journaling\".\nIn some cases useful info is found in syslog - try \"dmesg "
-		       "| tail\".\nrbd: map failed: (6) No such device or address\n");
+	runner_.answer(6,
+		       "RBD image feature set mismatch. You can disable features unsupported by "
+		       "the kernel with \"rbd feature disable data journaling\".\nIn some cases "
+		       "useful info is found in syslog - try \"dmesg | tail\".\n",
+		       "rbd: sysfs write failed\nrbd: map failed: (6) No such device or address\n");
 	auto device = mapper_.map(mapRequestOf(volumeSpec()));
 	ASSERT_FALSE(device);
 	EXPECT_EQ(device.error().code, Errc::Unsupported);
