@@ -20,6 +20,10 @@ packages=(
 	systemd-container
 	# Ceph: the librbd adapter, and a throw-away test cluster with rbd-fuse
 	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
+	# the kernel suite: Debian's kernel under qemu (software emulation), its
+	# modules found with kmod, the rbd-nbd driver; the kernel, busybox-static
+	# and udev are fetched by name (apt-get download) when it first runs
+	qemu-system-x86 kmod rbd-nbd
 	# rbd-volume-csi: gRPC and protobuf (the csi feature)
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	clang clang-format clang-tidy libclang-rt-14-dev

@@ -1,0 +1,338 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# cases.sh: the kernel suite's cases, one function case_NAME each, run in this
+# order by tests/kernel/run.sh. A case runs in a subshell with errexit: fail
+# REASON, or any command that fails, ends it. After each case every volume
+# is stopped and its spec removed; whatever is still mapped, mounted or
+# running then fails the case (and is cleaned up by force for the next one).
+# Every image is the case's own: no case depends on another.
+
+# shellcheck disable=SC2034 # run.sh reads it
+KG_CASES=(
+	krbd_stage_publish
+	krbd_options_noudev
+	krbd_busy_unmap
+	krbd_online_grow
+	krbd_safety_matrix
+	auto_driver
+)
+
+# --- what the guest shows -----------------------------------------------------------
+
+# "MOUNT-ID TARGET MAJ:MIN SOURCE" of the staging and publish mounts of NAME...
+mounts_of() {
+	local name pattern=""
+	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
+	# shellcheck disable=SC2016 # awk's fields
+	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3, $(NF - 1)}' /proc/self/mountinfo | sort
+}
+
+# "rbdN POOL/IMAGE" of every krbd mapping, from sysfs.
+krbd_mappings() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c 'for d in /sys/bus/rbd/devices/*; do [ -e "$d/name" ] || continue
+		echo "rbd${d##*/} $(cat "$d/pool")/$(cat "$d/name")"; done'
+}
+
+# "nbdN COOKIE" of every connected nbd device, from sysfs.
+nbd_mappings() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c 'for d in /sys/block/nbd*; do [ -e "$d/pid" ] || continue
+		echo "${d##*/} $(cat "$d/backend" 2>/dev/null)"; done'
+}
+
+device_of() { vol_field "$1" device; } # device_of NAME: as rbd-volumectl status shows it
+
+# Everything of ours still mapped, mounted or running; one line each.
+kg_leftovers() {
+	local out
+	in_ct true || { echo "the guest does not answer"; return; }
+	out=$(in_ct findmnt -rn -o TARGET | grep -E '^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)' || true)
+	[ -z "$out" ] || echo "mounts: $(echo "$out" | tr '\n' ' ')"
+	out=$(krbd_mappings)
+	[ -z "$out" ] || echo "krbd mappings: $(echo "$out" | tr '\n' ' ')"
+	out=$(nbd_mappings)
+	[ -z "$out" ] || echo "nbd devices: $(echo "$out" | tr '\n' ' ')"
+	out=$(in_ct losetup -l -n -O NAME,BACK-FILE | grep -F /run/rbd-volume/ || true)
+	[ -z "$out" ] || echo "loop devices: $(echo "$out" | tr '\n' ' ')"
+	out=$(in_ct systemctl list-units --plain --no-legend --state=active,activating,deactivating,reloading \
+		'rbd-nbd@*' 'rbd-fuse@*' 'rbd-volume@*' 'rbdv-*' | awk '{print $1}')
+	[ -z "$out" ] || echo "units: $(echo "$out" | tr '\n' ' ')"
+}
+
+# After every case: its volumes stopped and forgotten; what stays is reported
+# (the case fails), then removed by force so the next case starts clean.
+kg_case_cleanup() {
+	local left
+	in_ct systemctl stop 'rbdv-*' >/dev/null 2>&1 || true
+	in_ct sh -c 'rm -f /run/rbdv-*' || true
+	sys_stop_volumes >/dev/null 2>&1 || true
+	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
+	left=$(kg_leftovers)
+	in_ct systemctl reset-failed >/dev/null 2>&1 || true
+	[ -n "$left" ] || return 0
+	echo "$left"
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct timeout 120 sh -c 'systemctl kill --signal=KILL "rbd-volume@*" "rbdv-*" 2>/dev/null
+		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)" | sort -r |
+			xargs -r -n1 umount -l
+		for d in /sys/bus/rbd/devices/*; do [ -e "$d/name" ] && rbd device unmap -o force "/dev/rbd${d##*/}"; done
+		for d in /sys/block/nbd*; do [ -e "$d/pid" ] && rbd-nbd unmap "/dev/${d##*/}"; done
+		systemctl stop "rbd-nbd@*" "rbd-fuse@*"; systemctl reset-failed' >/dev/null 2>&1 || true
+	return 1
+}
+
+# wait_up SECONDS NAME...: every NAME reaches phase up
+wait_up() {
+	local seconds=$1
+	shift
+	wait_for "$seconds" all_phases_are up "$@" || fail "not up after $seconds s: $(not_in_phase up "$@")"
+}
+
+# A file of random bytes written through NAME's publish path, and its sum.
+write_data() { # write_data NAME FILE
+	in_ct sh -c "head -c 4M /dev/urandom >/srv/$1/$2 && sync -f /srv/$1/$2 && sha256sum </srv/$1/$2"
+}
+read_sum() { in_ct sh -c "sha256sum </srv/$1/$2"; } # read_sum NAME FILE
+
+# The sha256 of an image's whole content, read by the cluster's admin.
+image_sum() { on_cluster rbd export --no-progress "$CEPH_POOL/$1" - | sha256sum | cut -d' ' -f1; }
+
+# How long `rbd-volumectl ARGS` takes, in ms, timed inside the guest.
+ctl_ms() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c 's=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000))' \
+		ctl_ms "$SYS_BINDIR/rbd-volumectl" "$@"
+}
+
+# --- krbd --------------------------------------------------------------------------------
+
+# An ext4 and an xfs volume through their units: mapped by the kernel, udev's
+# links, found again by a restarted daemon, data across down/up, one mapping.
+case_krbd_stage_publish() {
+	local v sum_e sum_x before
+	in_ct modprobe rbd
+	kspec ke krbd ext4
+	kspec kx krbd xfs size=320M # mkfs.xfs needs more than 300 MB
+	start_units rbd-volume@ke.service rbd-volume@kx.service
+	expect_phase ke up
+	expect_phase kx up
+	for v in ke kx; do
+		[[ $(device_of $v) == /dev/rbd* ]] || fail "$v is on '$(device_of $v)', not a krbd device"
+		in_ct test -L "/dev/rbd/$CEPH_POOL/$v" || fail "udev made no /dev/rbd/$CEPH_POOL/$v"
+		[ "$(in_ct readlink -f "/dev/rbd/$CEPH_POOL/$v")" = "$(device_of $v)" ] ||
+			fail "/dev/rbd/$CEPH_POOL/$v does not lead to $(device_of $v)"
+	done
+	[ "$(in_ct findmnt -n -o FSTYPE /srv/ke)" = ext4 ] || fail "/srv/ke is not ext4"
+	[ "$(in_ct findmnt -n -o FSTYPE /srv/kx)" = xfs ] || fail "/srv/kx is not xfs"
+	sum_e=$(write_data ke data)
+	sum_x=$(write_data kx data)
+
+	# a restarted daemon finds the mappings in sysfs and changes nothing
+	before="$(krbd_mappings) $(mounts_of ke kx)"
+	in_ct systemctl restart rbd-volumed.service
+	wait_up 60 ke kx
+	[ "$(krbd_mappings) $(mounts_of ke kx)" = "$before" ] ||
+		fail "a daemon restart changed mappings or mounts: $before -> $(krbd_mappings) $(mounts_of ke kx)"
+	# a second up maps nothing twice
+	ctl up ke >/dev/null
+	ctl up kx >/dev/null
+	[ "$(krbd_mappings | grep -c " $CEPH_POOL/k[ex]$")" = 2 ] || fail "mapped twice: $(krbd_mappings)"
+
+	stop_units rbd-volume@ke.service rbd-volume@kx.service
+	[ -z "$(krbd_mappings)" ] || fail "down left krbd mappings: $(krbd_mappings)"
+	[ -z "$(mounts_of ke kx)" ] || fail "down left mounts: $(mounts_of ke kx)"
+	in_ct test ! -e "/dev/rbd/$CEPH_POOL/ke" || fail "udev kept /dev/rbd/$CEPH_POOL/ke after the unmap"
+
+	start_units rbd-volume@ke.service rbd-volume@kx.service
+	[ "$(read_sum ke data)" = "$sum_e" ] || fail "ext4 data changed across down/up"
+	[ "$(read_sum kx data)" = "$sum_x" ] || fail "xfs data changed across down/up"
+}
+
+# map.krbd.options reach the kernel (sysfs config_info); with noudev the map
+# returns with udevd stopped (rbd device map would wait for it forever).
+case_krbd_options_noudev() {
+	local id
+	in_ct modprobe rbd
+	kspec ko krbd ext4 'krbd="noudev","queue_depth=64","alloc_size=131072"'
+	in_ct systemctl stop systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket
+	in_ct timeout 120 systemctl start rbd-volume@ko.service || {
+		in_ct systemctl start systemd-udevd.service
+		fail "rbd-volume@ko did not start without udev: $(failed_starts rbd-volume@ko.service)"
+	}
+	in_ct systemctl start systemd-udevd.service
+	expect_phase ko up
+	id=$(device_of ko)
+	id=${id#/dev/rbd}
+	in_ct grep -q 'queue_depth=64' "/sys/bus/rbd/devices/$id/config_info" ||
+		fail "queue_depth=64 is not in config_info: $(in_ct cat "/sys/bus/rbd/devices/$id/config_info" | sed 's/key=[^ ,]*/key=.../')"
+	in_ct grep -q 'alloc_size=131072' "/sys/bus/rbd/devices/$id/config_info" || fail "alloc_size is not in config_info"
+	[ "$(in_ct cat "/sys/block/rbd$id/queue/nr_requests")" = 64 ] ||
+		fail "nr_requests is $(in_ct cat "/sys/block/rbd$id/queue/nr_requests"), not the queue_depth 64"
+	stop_units rbd-volume@ko.service
+	[ -z "$(krbd_mappings)" ] || fail "down left $(krbd_mappings)"
+}
+
+# A device something else holds open is not unmapped, and the error names the
+# holder; once it lets go, the down completes.
+case_krbd_busy_unmap() {
+	local dev said
+	in_ct modprobe rbd
+	kspec kb krbd ext4
+	start_units rbd-volume@kb.service
+	dev=$(device_of kb)
+	in_ct systemd-run --quiet --unit=rbdv-holder /bin/sh -c "exec 3<$dev; exec sleep 600"
+	wait_for 10 in_ct sh -c "ls -l /proc/\$(systemctl show -P MainPID rbdv-holder)/fd | grep -q '$dev\$'" ||
+		fail "the holder did not open $dev"
+	# ExecStop= fails: the unit ends failed, the mapping stays
+	in_ct timeout 120 systemctl stop rbd-volume@kb.service || true
+	[ "$(unit_prop rbd-volume@kb.service ActiveState)" = failed ] ||
+		fail "rbd-volume@kb is $(unit_prop rbd-volume@kb.service ActiveState) after a stop with $dev held, not failed"
+	[ "$(krbd_mappings)" = "${dev#/dev/} $CEPH_POOL/kb" ] || fail "$dev was unmapped while held open: $(krbd_mappings)"
+	said=$(in_ct journalctl --no-pager -q -o cat -u rbd-volume@kb.service | grep 'rbd-volumectl: down' | tail -n 1)
+	[[ $said == *"open by pid "*" (sleep); not forcing it"* ]] ||
+		fail "the unit's error does not name the holder: ${said:-nothing}"
+	sys_log "$said"
+	vol_condition kb Failed "(sleep)" || fail "the status does not name the holder: $(vol_field kb conditions)"
+	in_ct systemctl stop rbdv-holder.service
+	ctl down kb >/dev/null || fail "down after the holder let go failed: $(vol_field kb conditions)"
+	[ -z "$(krbd_mappings)" ] || fail "still mapped after down: $(krbd_mappings)"
+}
+
+# rbd resize of a staged ext4 volume: the next pass grows it online.
+case_krbd_online_grow() {
+	local before after
+	in_ct modprobe rbd
+	kspec kg krbd ext4 size=256M
+	start_units rbd-volume@kg.service
+	before=$(df_kib kg)
+	on_cluster rbd resize --no-progress --size 512M "$CEPH_POOL/kg"
+	ctl reconcile kg >/dev/null || fail "the pass after the resize failed: $(vol_field kg conditions)"
+	after=$(df_kib kg)
+	[ "$after" -gt $((before + 200000)) ] || fail "/srv/kg did not grow: $before KiB -> $after KiB"
+	in_ct journalctl --no-pager -q -k | grep -q 'EXT4-fs (rbd[0-9]*): resized filesystem' ||
+		fail "the kernel did not log an online resize"
+	sys_log "df: $before KiB -> $after KiB, online"
+	stop_units rbd-volume@kg.service
+}
+df_kib() { in_ct df -k --output=size "/srv/$1" | tail -n 1 | tr -d ' '; }
+
+# Images that hold something, mapped through krbd on /dev/rbdN: never
+# formatted, never mounted, not one byte changed.
+case_krbd_safety_matrix() {
+	local kind units=() before=() i
+	local kinds=(ext4 xfs luks2 gpt dos random0 random64k)
+	in_ct modprobe rbd
+	for kind in "${kinds[@]}"; do
+		make_image "sm_$kind" "$kind"
+		# the spec's filesystem is never the one on the image: a mount would change it
+		if [ "$kind" = ext4 ]; then kspec "sm_$kind" krbd xfs size=none; else kspec "sm_$kind" krbd ext4 size=none; fi
+		units+=("rbd-volume@sm_$kind.service")
+	done
+	for kind in "${kinds[@]}"; do before+=("$(image_sum "sm_$kind")"); done
+	if in_ct timeout 300 systemctl start "${units[@]}" 2>/dev/null; then
+		fail "volumes over foreign data started"
+	fi
+	for kind in "${kinds[@]}"; do
+		[[ $(device_of "sm_$kind") == /dev/rbd* ]] ||
+			fail "sm_$kind was not mapped through krbd: '$(device_of "sm_$kind")' ($(vol_field "sm_$kind" conditions))"
+		vol_condition "sm_$kind" Conflict || fail "sm_$kind shows no conflict: $(vol_field "sm_$kind" conditions)"
+		sys_log "sm_$kind: $(vol_field "sm_$kind" conditions | cut -c1-160)"
+	done
+	[ -z "$(mounts_of "${kinds[@]/#/sm_}")" ] || fail "something was mounted: $(mounts_of "${kinds[@]/#/sm_}")"
+	in_ct timeout 300 systemctl stop "${units[@]}" || fail "the stop failed"
+	for i in "${!kinds[@]}"; do
+		[ "$(image_sum "sm_${kinds[$i]}")" = "${before[$i]}" ] || fail "image sm_${kinds[$i]} changed"
+	done
+}
+
+# make_image NAME KIND: a 64 MiB image (xfs: 320) holding KIND, made in the guest and imported
+make_image() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -ec 'f=/tmp/$1.img; rm -f "$f"; truncate -s 64M "$f"
+		[ "$2" != xfs ] || truncate -s 320M "$f"
+		case $2 in
+		ext4) mkfs.ext4 -q -F "$f" ;;
+		xfs) mkfs.xfs -q "$f" ;;
+		luks2) echo secret | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+			--pbkdf-force-iterations 1000 "$f" - ;;
+		gpt) echo "label: gpt
+,100M" | sfdisk -q "$f" ;;
+		dos) echo "label: dos
+,100M" | sfdisk -q "$f" ;;
+		random0) head -c 4096 /dev/urandom | dd of="$f" conv=notrunc status=none ;;
+		random64k) head -c 4096 /dev/urandom | dd of="$f" bs=4096 seek=16 conv=notrunc status=none ;;
+		esac
+		rbd import --no-progress --id "$3" --keyring "$4" "$f" "$5/$1"
+		rm -f "$f"' make_image "$1" "$2" "$CEPH_TEST_ID" "$CEPH_TEST_KEYRING" "$CEPH_POOL" ||
+		fail "cannot make image $1 ($2)"
+}
+
+# driver = "auto": krbd when the rbd module is loaded, nbd when only nbd is;
+# an image with a feature krbd cannot map: auto maps it with nbd, a spec
+# that says krbd gets "unsupported by krbd".
+case_auto_driver() {
+	in_ct modprobe rbd
+	in_ct modprobe nbd
+	kspec aa auto ext4
+	start_units rbd-volume@aa.service
+	[[ $(device_of aa) == /dev/rbd* ]] || fail "auto mapped on '$(device_of aa)' with rbd loaded, not krbd"
+	stop_units rbd-volume@aa.service
+	in_ct rmmod rbd || fail "cannot unload rbd: $(in_ct lsmod | grep '^rbd')"
+	start_units rbd-volume@aa.service
+	[[ $(device_of aa) == /dev/nbd* ]] || fail "auto mapped on '$(device_of aa)' with only nbd loaded, not nbd"
+	stop_units rbd-volume@aa.service
+	in_ct modprobe rbd
+
+	on_cluster rbd rm --no-progress "$CEPH_POOL/aj" >/dev/null 2>&1 || true
+	on_cluster rbd create --size 64M --image-feature layering,exclusive-lock,journaling "$CEPH_POOL/aj"
+	kspec aj krbd ext4 size=none
+	if in_ct timeout 120 systemctl start rbd-volume@aj.service 2>/dev/null; then
+		fail "a journaling image was staged through krbd"
+	fi
+	vol_condition aj Failed "unsupported by krbd: this kernel's rbd cannot map $CEPH_POOL/aj's journaling" ||
+		fail "no 'unsupported by krbd' naming journaling: $(vol_field aj conditions)"
+	sys_log "krbd: $(vol_field aj conditions | cut -c1-200)"
+	in_ct systemctl stop rbd-volume@aj.service
+	kspec aj auto ext4 size=none
+	start_units rbd-volume@aj.service
+	[[ $(device_of aj) == /dev/nbd* ]] || fail "auto put the journaling image on '$(device_of aj)', not nbd"
+	stop_units rbd-volume@aj.service
+}
+
+# --- writers -------------------------------------------------------------------------------
+
+# start_writer NAME: synchronous 64 KiB writes to NAME's publish path, in
+# rbdv-writer-NAME.service, until stop_writer; every failed write is counted.
+start_writer() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct systemd-run --quiet --unit="rbdv-writer-$1" -p RemainAfterExit=yes /bin/bash -c '
+		i=0 errors=0
+		while [ ! -e "/run/rbdv-writer-$1.stop" ]; do
+			[ $SECONDS -lt 1800 ] || break
+			dd if=/dev/urandom of="/srv/$1/w$((i % 4))" bs=64k count=1 oflag=sync \
+				status=none || errors=$((errors + 1))
+			i=$((i + 1))
+			echo "$i $errors" >"/run/rbdv-writer-$1.count"
+		done
+		echo "$i writes, $errors errors"' writer "$1"
+	wait_for 30 in_ct test -s "/run/rbdv-writer-$1.count" || fail "the writer of $1 did not start writing"
+}
+
+# writes_of NAME: "WRITES ERRORS" so far
+writes_of() { in_ct cat "/run/rbdv-writer-$1.count"; }
+
+# stop_writer NAME: ends the writer; fails the case if a write failed
+stop_writer() {
+	local result
+	in_ct touch "/run/rbdv-writer-$1.stop"
+	wait_for 120 unit_in_state "rbdv-writer-$1.service" exited || fail "the writer of $1 did not finish"
+	result=$(in_ct journalctl --no-pager -q -o cat -u "rbdv-writer-$1.service" | grep ' writes, ' | tail -n 1)
+	in_ct systemctl stop "rbdv-writer-$1.service"
+	in_ct rm -f "/run/rbdv-writer-$1.stop" "/run/rbdv-writer-$1.count"
+	sys_log "writer of $1: $result"
+	case $result in
+	*" writes, 0 errors") ;;
+	*) fail "the writer of $1: ${result:-no result}" ;;
+	esac
+}

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# guest.sh: a real Linux kernel for the kernel suite. Debian 12's own 6.1
+# kernel (rbd, nbd, dm-crypt as modules) boots under qemu in software
+# emulation (TCG: no KVM, no module of this machine's kernel), with systemd
+# as PID 1, so rbd-volumed, its units, rbd-nbd@ and udev run as on a host.
+#
+#   guest.sh start DIR          boot the guest kept in DIR; returns when it
+#                               runs commands (fails fast, saying why, if not)
+#   guest.sh net DIR            make the guest's network namespace (start
+#                               does too): a cluster can start there first
+#   guest.sh exec DIR [-i] CMD...  run CMD (argv) as root in the guest; -i
+#                               passes stdin, else it is /dev/null; its
+#                               output streams back, its exit status is ours
+#   guest.sh netns DIR CMD...   run CMD here, in the guest's network namespace
+#                               (where its tap device and the cluster are)
+#   guest.sh stop DIR           power it off (or kill it), delete the namespace;
+#                               always safe to run again
+#
+# The guest's root is this machine's /, read-only over virtio-9p, under an
+# overlay whose upper layer is RAM: it has every program installed here and
+# writes nothing back. DIR itself is shared read-write at the same path.
+# Debian's udev, which this machine need not have, is a second lower layer.
+# The network: a namespace of our own holds a tap device (10.99.0.1); the
+# guest is 10.99.0.2 on it; a cluster started in the namespace bound to
+# 10.99.0.1 is the only thing it reaches. Commands: a small agent, a service
+# of the guest's systemd, runs DIR/jobs/ID.cmd files and writes ID.out, ID.err
+# and ID.rc next to them.
+#
+# Downloaded by name from Debian's archive once (apt-get download) and kept in
+# RBDV_KERNEL_CACHE (/var/cache/rbd-volume-kernel): the kernel linux-image-amd64
+# points at, busybox-static (the initramfs) and udev. Installed by
+# scripts/install-deps.sh: qemu-system-x86, kmod, rbd-nbd.
+#
+# Knobs: RBDV_KERNEL_CACHE, RBDV_KERNEL_MEM (2048M), RBDV_KERNEL_CPUS (2),
+# RBDV_KERNEL_BOOT_TIMEOUT (seconds, 300).
+set -euo pipefail
+
+SELF=$(readlink -f "$0")
+CACHE=${RBDV_KERNEL_CACHE:-/var/cache/rbd-volume-kernel}
+MEM=${RBDV_KERNEL_MEM:-2048M}
+CPUS=${RBDV_KERNEL_CPUS:-2}
+BOOT_TIMEOUT=${RBDV_KERNEL_BOOT_TIMEOUT:-300}
+QEMU=/usr/bin/qemu-system-x86_64
+HOST_ADDR=10.99.0.1
+GUEST_ADDR=10.99.0.2
+
+say() { printf 'guest: %s\n' "$*" >&2; }
+die() {
+	printf 'guest: ERROR: %s\n' "$*" >&2
+	exit 1
+}
+usage() {
+	sed -n '8,19p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1
+case $2 in /*) ;; *) die "DIR must be an absolute path, got '$2'" ;; esac
+DIR=${2%/}
+shift 2
+NS=rbdv-kg-$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
+G=$DIR/guest
+JOBS=$DIR/jobs
+
+# --- what is downloaded once -------------------------------------------------------
+
+# Debian's package NAME downloaded and unpacked into DEST (once; .done marks it).
+unpack_package() { # unpack_package NAME DEST
+	local t
+	[ -f "$2/.done" ] && return 0
+	say "downloading $1 from Debian's archive (once, into $CACHE)"
+	mkdir -p "$CACHE"
+	t=$(mktemp -d "$CACHE/download.XXXXXX")
+	if ! (cd "$t" && apt-get download "$1" >/dev/null 2>&1); then
+		apt-get update -q >/dev/null 2>&1 || true
+		(cd "$t" && apt-get download "$1" >/dev/null 2>&1) ||
+			{ rm -rf "$t"; die "apt-get download $1 failed (no access to Debian's archive?)"; }
+	fi
+	rm -rf "$2"
+	mkdir -p "$2"
+	dpkg-deb -x "$t"/*.deb "$2"
+	rm -rf "$t"
+	touch "$2/.done"
+}
+
+# The kernel package linux-image-amd64 depends on now, or the newest cached.
+kernel_package() {
+	local pkg
+	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/.*Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)
+	[ -n "$pkg" ] || pkg=$(find "$CACHE" -maxdepth 1 -name 'linux-image-6*' -printf '%f\n' 2>/dev/null | sort | tail -n1)
+	[ -n "$pkg" ] || die "cannot tell which kernel linux-image-amd64 means (apt-get update?)"
+	echo "$pkg"
+}
+
+# udev as an overlay layer: /bin, /sbin, /lib moved under usr/ (this machine
+# has merged /usr; a real bin/ in a layer would hide the /bin link).
+make_udev_layer() {
+	local layer=$CACHE/udev d
+	[ -f "$layer/.merged" ] && [ -x "$layer/usr/bin/udevadm" ] && return 0
+	rm -rf "$layer"
+	unpack_package udev "$layer"
+	for d in bin sbin lib; do
+		if [ -d "$layer/$d" ] && [ ! -L "$layer/$d" ]; then
+			mkdir -p "$layer/usr/$d"
+			cp -a "$layer/$d/." "$layer/usr/$d/"
+			rm -rf "${layer:?}/$d"
+		fi
+	done
+	[ -x "$layer/usr/bin/udevadm" ] || die "the udev package has no udevadm"
+	touch "$layer/.merged"
+}
+
+# The initramfs: busybox, the modules that mount the 9p root and the overlay,
+# and an init that builds the root and runs stage 2 (in DIR) inside it.
+make_initramfs() { # make_initramfs KERNEL_DIR VERSION
+	local k=$1 version=$2 t m
+	[ -f "$k/initrd.gz" ] && return 0
+	unpack_package busybox-static "$CACHE/busybox"
+	t=$(mktemp -d "$CACHE/initrd.XXXXXX")
+	mkdir -p "$t/bin" "$t/mods" "$t/proc" "$t/sys" "$t/dev" "$t/lower" "$t/udev" "$t/ov" "$t/newroot"
+	cp "$CACHE/busybox/bin/busybox" "$t/bin/"
+	for m in sh mount mkdir insmod switch_root cat poweroff sed; do ln -s busybox "$t/bin/$m"; done
+	for m in virtio_pci 9pnet_virtio 9p overlay; do
+		modprobe -d "$k" -S "$version" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | while read -r m; do
+		cp "$m" "$t/mods/" && basename "$m" >>"$t/mods/order"
+	done
+	cat >"$t/init" <<'EOF'
+#!/bin/sh
+# The host's / (9p, read-only) and udev (9p) under a RAM overlay; then stage 2.
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+for m in $(cat /mods/order); do insmod /mods/$m || echo "guest: insmod $m failed"; done
+stage2=$(sed -n 's/.*rbdv_stage2=\([^ ]*\).*/\1/p' /proc/cmdline)
+o=trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose
+mount -t 9p -o $o hostroot /lower || { echo "guest: the 9p root failed"; poweroff -f; }
+mount -t 9p -o $o udev /udev || { echo "guest: the udev layer failed"; poweroff -f; }
+mount -t tmpfs -o mode=0755 tmpfs /ov && mkdir -p /ov/upper /ov/work
+mount -t overlay overlay -o lowerdir=/udev:/lower,upperdir=/ov/upper,workdir=/ov/work /newroot ||
+	{ echo "guest: the overlay failed"; poweroff -f; }
+for d in proc sys dev; do mount --move /$d /newroot/$d; done
+exec switch_root /newroot /bin/sh "$stage2"
+EOF
+	chmod 755 "$t/init"
+	(cd "$t" && find . | "$CACHE/busybox/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1 >"$k/initrd.gz.new")
+	mv "$k/initrd.gz.new" "$k/initrd.gz"
+	rm -rf "$t"
+}
+
+KERNEL_DIR="" KERNEL_VERSION=""
+make_kernel() {
+	local pkg
+	pkg=$(kernel_package)
+	KERNEL_VERSION=${pkg#linux-image-}
+	KERNEL_DIR=$CACHE/$pkg
+	if [ ! -f "$KERNEL_DIR/.depmod" ]; then
+		unpack_package "$pkg" "$KERNEL_DIR"
+		depmod -b "$KERNEL_DIR" "$KERNEL_VERSION"
+		touch "$KERNEL_DIR/.depmod"
+	fi
+	make_initramfs "$KERNEL_DIR" "$KERNEL_VERSION"
+}
+
+# --- the guest's own files (in DIR) ------------------------------------------------------
+
+write_stage2() {
+	mkdir -p "$G" "$JOBS"
+	cat >"$G/stage2" <<EOF
+#!/bin/sh
+# Written by guest.sh: stage 2, in the overlay root; ends by exec'ing systemd.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t tmpfs -o mode=0755 tmpfs /run
+# the kernel's modules where modprobe looks, before /tmp is covered
+mkdir -p /lib/modules/$KERNEL_VERSION
+mount --bind $KERNEL_DIR/lib/modules/$KERNEL_VERSION /lib/modules/$KERNEL_VERSION
+mkdir -p "$DIR" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,rw dir "$DIR" ||
+	{ echo "guest: cannot mount $DIR"; poweroff -f; }
+# this machine's own container markers would make systemd think it runs in
+# a container: it would leave / private, so a service's mount namespace
+# (udevd's PrivateMounts=) would keep our mounts after we unmount them
+rm -f /.dockerenv /run/.containerenv
+echo rbdv-guest >/etc/hostname
+printf '127.0.0.1 localhost\n$GUEST_ADDR rbdv-guest\n$HOST_ADDR cluster\n' >/etc/hosts
+modprobe virtio_net && ip link set lo up && ip addr add $GUEST_ADDR/24 dev eth0 && ip link set eth0 up ||
+	echo "guest: no network"
+# nothing of this machine's own configuration starts: basic.target and what we add
+cat >/etc/systemd/system/kernel-suite-agent.service <<EOT
+[Unit]
+Description=kernel suite command agent
+DefaultDependencies=no
+After=sysinit.target
+[Service]
+ExecStart=/usr/bin/python3 -I -S $G/agent.py $JOBS
+KillMode=process
+EOT
+mkdir -p /etc/systemd/system/basic.target.wants
+ln -sf ../kernel-suite-agent.service /etc/systemd/system/basic.target.wants/kernel-suite-agent.service
+# udevd serves devices made from now on; no coldplug (devtmpfs made every node)
+ln -sf /dev/null /etc/systemd/system/systemd-udev-trigger.service
+exec /usr/lib/systemd/systemd systemd.unit=basic.target
+EOF
+	chmod 755 "$G/stage2"
+	cat >"$G/agent.py" <<'EOF'
+# Written by guest.sh: runs JOBS/ID.cmd (renamed ID.run) with bash, stdin
+# from ID.in when it exists, output in ID.out and ID.err, status in ID.rc.
+import os, sys, time
+jobs = sys.argv[1]
+running = {}
+def put(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
+def spawn(base):
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.setsid()
+        stdin = base + ".in" if os.path.exists(base + ".in") else "/dev/null"
+        fds = [os.open(stdin, os.O_RDONLY),
+               os.open(base + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+               os.open(base + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
+        for i, fd in enumerate(fds):
+            os.dup2(fd, i)
+        os.closerange(3, 4096)
+        os.execv("/bin/bash", ["bash", base + ".run"])
+    finally:
+        os._exit(127)
+with open("/proc/uptime") as f:
+    put(os.path.join(jobs, "ready"), f.read().split()[0] + "\n")
+beat = 0.0
+while True:
+    if time.monotonic() - beat >= 1:
+        beat = time.monotonic()
+        put(os.path.join(jobs, "alive"), "%d\n" % os.getpid())
+    for n in sorted(os.listdir(jobs)):
+        if n.endswith(".cmd"):
+            base = os.path.join(jobs, n[:-4])
+            try:
+                os.rename(base + ".cmd", base + ".run")
+            except OSError:
+                continue
+            running[spawn(base)] = base
+    while running:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            break
+        base = running.pop(pid, None)
+        if base:
+            put(base + ".rc", "%d\n" % os.waitstatus_to_exitcode(status))
+    time.sleep(0.02 if running else 0.05)
+EOF
+}
+
+# --- the network namespace -------------------------------------------------------------------
+
+netns_up() {
+	ip netns list | grep -qw "$NS" || ip netns add "$NS"
+	ip -n "$NS" link set lo up
+	if ! ip -n "$NS" link show tap0 >/dev/null 2>&1; then
+		ip -n "$NS" tuntap add dev tap0 mode tap
+		ip -n "$NS" addr add "$HOST_ADDR/24" dev tap0
+	fi
+	ip -n "$NS" link set tap0 up
+}
+
+netns_down() {
+	if ip netns list | grep -qw "$NS"; then ip netns delete "$NS"; fi
+}
+
+# --- the guest process ---------------------------------------------------------------------------
+
+guest_pid() { # our qemu, if it runs
+	local pid
+	pid=$(cat "$G/qemu.pid" 2>/dev/null) || return 1
+	[ -r "/proc/$pid/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "rbdv_stage2=$G/stage2" || return 1
+	echo "$pid"
+}
+
+do_start() {
+	local started=$SECONDS i
+	[ "$(id -u)" -eq 0 ] || die "needs root"
+	[ -x "$QEMU" ] || die "no $QEMU (scripts/install-deps.sh installs qemu-system-x86)"
+	command -v modprobe >/dev/null || die "no modprobe (scripts/install-deps.sh installs kmod)"
+	[ -c /dev/net/tun ] || die "no /dev/net/tun: the guest's network needs a tap device"
+	guest_pid >/dev/null && die "a guest already runs in $DIR"
+	make_udev_layer
+	make_kernel
+	write_stage2
+	rm -f "$JOBS"/* "$G/qemu.pid"
+	netns_up
+	# setsid: the guest is a process group of its own, killed whole by stop
+	setsid ip netns exec "$NS" "$QEMU" -machine pc,accel=tcg -cpu max -smp "$CPUS" -m "$MEM" \
+		-kernel "$KERNEL_DIR/boot/vmlinuz-$KERNEL_VERSION" -initrd "$KERNEL_DIR/initrd.gz" \
+		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 rbdv_stage2=$G/stage2" \
+		-display none -monitor none -serial "file:$G/console.log" -no-reboot -pidfile "$G/qemu.pid" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$CACHE/udev,mount_tag=udev,security_model=none,readonly=on" \
+		-virtfs "local,path=$DIR,mount_tag=dir,security_model=passthrough,multidevs=remap" \
+		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0 \
+		</dev/null >"$G/qemu.log" 2>&1 &
+	for ((i = 0; i < BOOT_TIMEOUT * 10; i++)); do
+		[ -s "$JOBS/ready" ] && break
+		if ((i > 50)) && ! guest_pid >/dev/null; then
+			tail -n 20 "$G/console.log" "$G/qemu.log" >&2 || true
+			die "the guest died while booting (console: $G/console.log)"
+		fi
+		sleep 0.1
+	done
+	[ -s "$JOBS/ready" ] || die "the guest did not come up in ${BOOT_TIMEOUT}s (console: $G/console.log)"
+	say "up in $((SECONDS - started)) s (kernel $KERNEL_VERSION, guest uptime $(tr -d '\n' <"$JOBS/ready") s)"
+}
+
+agent_alive() { # the agent's heartbeat is less than 30 s old
+	[ -n "$(find "$JOBS/alive" -newermt '-30 seconds' 2>/dev/null)" ]
+}
+
+# One job: its output streamed as it grows, until ID.rc exists (looked at
+# before the last read, so nothing is lost).
+do_exec() {
+	[ $# -ge 1 ] || die "exec needs a command"
+	local pid base out=0 err=0 size finished polls=0
+	pid=$(guest_pid) || die "no guest runs in $DIR"
+	base=$JOBS/$EPOCHREALTIME.$$.$RANDOM
+	if [ "$1" = -i ]; then
+		cat >"$base.in"
+		shift
+	fi
+	{
+		printf 'cd / || exit 1\nexec'
+		printf ' %q' "$@"
+		echo
+	} >"$base.tmp"
+	mv "$base.tmp" "$base.cmd"
+	for (( ; ; )); do
+		finished=0
+		[ -e "$base.rc" ] && finished=1
+		if [ -e "$base.out" ]; then
+			size=$(stat -c %s "$base.out")
+			((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
+		fi
+		if [ -e "$base.err" ]; then
+			size=$(stat -c %s "$base.err")
+			((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
+		fi
+		[ $finished = 1 ] && break
+		[ -d "/proc/$pid" ] || { rm -f "$base".*; die "the guest is gone"; }
+		# the agent writes JOBS/alive every second; a job that stops it would hang here
+		if ((++polls % 500 == 0)) && ! agent_alive; then
+			rm -f "$base".*
+			die "the guest's command agent stopped (did a job stop kernel-suite-agent.service?)"
+		fi
+		sleep 0.02
+	done
+	size=$(cat "$base.rc")
+	rm -f "$base".*
+	return "$size"
+}
+
+do_stop() {
+	local pid i
+	if pid=$(guest_pid); then
+		printf 'sync; poweroff -f\n' >"$JOBS/poweroff.tmp"
+		mv "$JOBS/poweroff.tmp" "$JOBS/poweroff.cmd"
+		for ((i = 0; i < 100; i++)); do
+			[ -d "/proc/$pid" ] || break
+			sleep 0.1
+		done
+		if [ -d "/proc/$pid" ]; then
+			say "the guest did not power off in 10 s; killing it"
+			kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+			for ((i = 0; i < 50 && ${#pid} > 0; i++)); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+		fi
+	fi
+	netns_down
+	rm -rf "$JOBS"
+}
+
+case $cmd in
+start) do_start ;;
+exec) do_exec "$@" ;;
+netns)
+	[ $# -ge 1 ] || usage
+	ip netns list | grep -qw "$NS" || die "no network namespace $NS (not started?)"
+	exec ip netns exec "$NS" "$@"
+	;;
+net) netns_up ;;
+stop) do_stop ;;
+*) usage ;;
+esac

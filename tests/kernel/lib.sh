@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# lib.sh: the kernel suite's harness (tests/kernel/run.sh), sourced after
+# tests/system/lib.sh, whose case running, reporting, waiting and status
+# helpers it shares: its in_ct and put_file are redefined here to run in the
+# guest kernel (tests/kernel/guest.sh) instead of a container.
+#
+#   kg_missing BUILD_DIR   what this machine lacks to run it (empty: nothing)
+#   kg_up BUILD_DIR        network namespace, cluster there, guest, install
+#   kg_down                tear it all down; safe at any point, more than once
+#   in_ct CMD...           CMD in the guest (clean environment)
+#   on_cluster CMD...      CMD here, in the guest's network namespace, as admin
+#   kspec NAME DRIVER FS [KEY=VALUE...]   a spec for NAME (see below)
+
+KG_GUEST=$SYS_SRC/tests/kernel/guest.sh
+KG_CEPH_ADDR=10.99.0.1
+KG_DOWN_DONE=0
+
+kg_missing() {
+	local tool
+	if [ "$(id -u)" -ne 0 ]; then echo "needs root"; return; fi
+	for tool in qemu-system-x86_64 modprobe depmod apt-get dpkg-deb ip meson python3 \
+		ceph-mon ceph-osd rbd rbd-nbd; do
+		command -v "$tool" >/dev/null || {
+			echo "$tool not found (scripts/install-deps.sh installs it)"
+			return
+		}
+	done
+	[ -c /dev/net/tun ] || { echo "no /dev/net/tun (the guest's network is a tap device)"; return; }
+	case $'\n'$(sys_installed_paths "$1")$'\n' in
+	*/rbd-volumed$'\n'*) ;;
+	*) echo "this build has no rbd-volumed (it needs the ceph feature)" ;;
+	esac
+}
+
+in_ct() {
+	"$KG_GUEST" exec "$SYS_WORK/vm" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 TERM=dumb SYSTEMD_PAGER= SYSTEMD_COLORS=0 "$@"
+}
+
+put_file() { # put_file PATH: stdin to PATH in the guest, atomically
+	# shellcheck disable=SC2016 # expanded inside
+	"$KG_GUEST" exec "$SYS_WORK/vm" -i sh -c 'd=$(dirname "$1"); mkdir -p "$d" &&
+		cat >"$d/.$(basename "$1").tmp" && mv -f "$d/.$(basename "$1").tmp" "$1"' put_file "$1"
+}
+
+on_cluster() {
+	"$KG_GUEST" netns "$SYS_WORK/vm" env CEPH_CONF="$CEPH_CONF" "$@"
+}
+
+# The cluster, in the guest's network namespace, bound to the tap device.
+# krbd pings its watches every 5 s: with the suites' own 5 s watch timeout
+# (short, for quick crash tests) the guest's watches timed out over and over.
+kg_start_cluster() {
+	local key value
+	while IFS='=' read -r key value; do
+		case $key in
+		CEPH_CONF | CEPH_POOL | CEPH_TEST_ID | CEPH_TEST_KEYRING | CEPH_ADMIN_KEYRING)
+			printf -v "$key" '%s' "$value"
+			;;
+		esac
+	done < <("$KG_GUEST" netns "$SYS_WORK/vm" env RBDV_CEPH_ADDR=$KG_CEPH_ADDR RBDV_CEPH_WATCH_TIMEOUT=10 \
+		RBDV_CEPH_OSD_BYTES="${RBDV_CEPH_OSD_BYTES:-3221225472}" \
+		"$SYS_CLUSTER" start "$SYS_WORK/ceph" 2>"$SYS_WORK/cluster.log")
+	[ -n "$CEPH_CONF" ] && [ -n "$CEPH_TEST_KEYRING" ]
+}
+
+# The build, installed into the guest's root (RAM), and the cluster's client
+# configuration at /etc/ceph/ceph.conf (run dir and logs inside the guest).
+kg_install() {
+	local log=$SYS_WORK/install.log path
+	# through the guest's own share: its view of this machine's root is cached
+	rm -rf "$SYS_WORK/vm/dest"
+	DESTDIR=$SYS_WORK/vm/dest meson install -C "$SYS_BUILD" --no-rebuild >"$log" 2>&1 ||
+		sys_die "meson install failed (see $log)"
+	in_ct cp -a "$SYS_WORK/vm/dest/." / || sys_die "cannot copy the build into the guest"
+	mapfile -t SYS_INSTALLED < <(sys_installed_paths "$SYS_BUILD")
+	for path in "${SYS_INSTALLED[@]}"; do
+		# shellcheck disable=SC2034 # the cases use them
+		case $path in
+		*/rbd-volumectl) SYS_BINDIR=${path%/*} ;;
+		*/rbd-volumed) SYS_SBINDIR=${path%/*} ;;
+		*/dbus-1/system.d/org.rbdvolume1.conf) sys_include_bus_policy "${path%/*}" ;;
+		esac
+	done
+	sed -e 's|^run dir = .*|run dir = /run/ceph|' -e 's|^log file = .*/|log file = /var/log/ceph/|' \
+		"$CEPH_CONF" | put_file /etc/ceph/ceph.conf
+	in_ct mkdir -p /run/ceph /var/log/ceph
+	in_ct systemctl daemon-reload
+	in_ct systemd-tmpfiles --create rbd-volume.conf
+	# dbus-daemon reads its policies when it starts and on a reload
+	in_ct systemctl try-reload-or-restart dbus.service
+}
+
+kg_start_guardian() { # tears down if the runner dies without doing it (a SIGKILL)
+	# shellcheck disable=SC2016 # expanded by the guardian
+	setsid bash -c 'trap "" INT TERM HUP PIPE
+		while [ -d "$2" ] && [ ! -e "$2/released" ] && kill -0 "$1" 2>/dev/null; do sleep 1; done
+		[ -d "$2" ] && [ ! -e "$2/released" ] || exit 0
+		"$3" stop "$2/vm"
+		"$4" purge "$2/ceph"' guardian "$$" "$SYS_WORK" "$KG_GUEST" "$SYS_CLUSTER" \
+		</dev/null >>"$SYS_WORK/guardian.log" 2>&1 &
+}
+
+kg_up() { # kg_up BUILD_DIR
+	local started=$SECONDS guest_pid
+	SYS_BUILD=$(cd "$1" && pwd)
+	mkdir -p /var/lib/rbd-volume-tests
+	SYS_WORK=$(mktemp -d /var/lib/rbd-volume-tests/kernel.XXXXXX)
+	kg_start_guardian
+	mkdir -p "$SYS_WORK/vm"
+	"$KG_GUEST" net "$SYS_WORK/vm"
+	# the guest boots while the cluster starts
+	"$KG_GUEST" start "$SYS_WORK/vm" 2>"$SYS_WORK/guest.log" &
+	guest_pid=$!
+	kg_start_cluster || {
+		wait "$guest_pid" || true
+		sys_die "the test cluster did not start: $(tail -n 3 "$SYS_WORK/cluster.log")"
+	}
+	wait "$guest_pid" || sys_die "the guest kernel did not start: $(tail -n 3 "$SYS_WORK/guest.log")"
+	sys_log "$(tail -n 1 "$SYS_WORK/guest.log")"
+	kg_install
+	sys_log "cluster, guest and install ready in $((SECONDS - started)) s"
+}
+
+# A last look when a case failed: the journal of our units, the kernel's log.
+kg_diagnostics() {
+	in_ct journalctl -q --no-pager -n 40 -u 'rbd-volumed*' -u 'rbd-volume@*' -u 'rbd-nbd@*' 2>&1 |
+		sed 's/^/#   /' || true
+	in_ct dmesg 2>&1 | tail -n 15 | sed 's/^/#   kernel: /' || true
+}
+
+kg_down() {
+	[ "$KG_DOWN_DONE" = 1 ] && return 0
+	KG_DOWN_DONE=1
+	[ -n "$SYS_WORK" ] || return 0
+	"$KG_GUEST" stop "$SYS_WORK/vm" 2>>"$SYS_WORK/guest.log" || true
+	if [ -d "$SYS_WORK/ceph" ]; then
+		"$SYS_CLUSTER" purge "$SYS_WORK/ceph" 2>>"$SYS_WORK/cluster.log" || true
+	fi
+	touch "$SYS_WORK/released"
+	rm -rf --one-file-system "$SYS_WORK"
+}
+
+# kspec NAME DRIVER FS [KEY=VALUE...]: a volume spec for image NAME, mapped by
+# DRIVER (krbd, nbd, auto), FS ext4, xfs or "block", published at /srv/NAME.
+# KEY=VALUE: size=SIZE (none: the image exists, no [image.create]), krbd=OPTS
+# and nbd=OPTS ("a","b" TOML array items).
+kspec() {
+	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" kv
+	shift 3
+	for kv in "$@"; do
+		case $kv in
+		size=*) size=${kv#size=} ;;
+		krbd=*) krbd=${kv#krbd=} ;;
+		nbd=*) nbd=${kv#nbd=} ;;
+		*) sys_die "kspec: unknown $kv" ;;
+		esac
+	done
+	{
+		printf '# %s: written by the kernel suite\n' "$name"
+		[ "$fs" != block ] || printf 'mode = "block"\n'
+		printf '[image]\npool = "%s"\nname = "%s"\n\n' "$CEPH_POOL" "$name"
+		[ "$size" = none ] || printf '[image.create]\nsize = "%s"\n\n' "$size"
+		printf '[cluster]\nid = "%s"\nkeyring = "%s"\n\n' "$CEPH_TEST_ID" "$CEPH_TEST_KEYRING"
+		printf '[map]\ndriver = "%s"\n\n' "$driver"
+		[ -z "$krbd" ] || printf '[map.krbd]\noptions = [%s]\n\n' "$krbd"
+		[ -z "$nbd" ] || printf '[map.nbd]\noptions = [%s]\n\n' "$nbd"
+		[ "$fs" = block ] || printf '[filesystem]\ntype = "%s"\n\n[[publish]]\npath = "/srv/%s"\n' "$fs" "$name"
+	} | put_file "/etc/rbd-volume/volumes/$name.toml"
+}

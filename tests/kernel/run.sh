@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# run.sh: the kernel suite. Boots a real Linux 6.1 kernel with systemd as
+# PID 1 (tests/kernel/guest.sh), starts a throw-away Ceph cluster it reaches
+# over a tap device, installs BUILD_DIR into it, and runs the cases in
+# tests/kernel/cases.sh: krbd and rbd-nbd through `systemctl start
+# rbd-volume@NAME` and `rbd-volumectl`, as on a host.
+#
+#   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
+#
+# Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
+# starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
+# one failed, 2 on a usage error, 77 (meson's skip) when this machine cannot
+# run it (see kg_missing in lib.sh); with RBDV_REQUIRE_KERNEL=1 that is a
+# failure (1). The guest, the cluster and the network namespace are gone when
+# it exits, Ctrl-C and a SIGKILL of this script included.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/system/lib.sh
+. "$here/../system/lib.sh"
+# shellcheck source=tests/kernel/lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/kernel/cases.sh
+. "$here/cases.sh" "${1:-}"
+CSI_DRIVER_ARGS="" # the volume context's mounter decides
+# shellcheck source=tests/system/csi_lib.sh
+. "$here/../system/csi_lib.sh"
+csi_rbd() { on_cluster rbd "$@"; }
+
+usage() {
+	echo "usage: tests/kernel/run.sh BUILD_DIR [CASE...]" >&2
+	echo "cases: ${KG_CASES[*]}" >&2
+	exit 2
+}
+
+run_case() { # run_case NAME
+	local name=$1 started=$SECONDS leftovers
+	sys_run_case "$name"
+	[ "$SYS_CASE_RC" -eq 0 ] || kg_diagnostics
+	leftovers=$(kg_case_cleanup 2>&1) || {
+		SYS_CASE_REASON+="${SYS_CASE_REASON:+; and }left behind: $leftovers"
+		SYS_CASE_RC=1
+	}
+	sys_log "$name took $((SECONDS - started)) s"
+	sys_report "$name" "$SYS_CASE_RC" "$SYS_CASE_REASON"
+}
+
+finish() {
+	local rc=$?
+	kg_down
+	exit $rc
+}
+
+main() {
+	[ $# -ge 1 ] || usage
+	local build=$1 name cases=() missing
+	shift
+	[ -d "$build" ] || usage
+	for name in "$@"; do
+		printf '%s\n' "${KG_CASES[@]}" | grep -qxF -- "$name" || {
+			echo "run.sh: no case '$name'" >&2
+			usage
+		}
+		cases+=("$name")
+	done
+	[ ${#cases[@]} -gt 0 ] || cases=("${KG_CASES[@]}")
+
+	missing=$(kg_missing "$build")
+	if [ -n "$missing" ]; then
+		if [ "${RBDV_REQUIRE_KERNEL:-0}" = 1 ]; then
+			echo "kernel suite cannot run: $missing (RBDV_REQUIRE_KERNEL=1)" >&2
+			exit 1
+		fi
+		echo "SKIP: kernel suite: $missing"
+		exit 77
+	fi
+
+	trap finish EXIT
+	trap sys_interrupted INT TERM
+	kg_up "$build"
+	for name in "${cases[@]}"; do run_case "$name"; done
+	sys_log "the kernel suite took $SECONDS s in all"
+	sys_summary
+}
+
+main "$@"
