@@ -15,6 +15,9 @@ KG_CASES=(
 	krbd_online_grow
 	krbd_safety_matrix
 	auto_driver
+	nbd_heal
+	daemon_restart_keeps_io
+	nbd_dead_mapper
 )
 
 # --- what the guest shows -----------------------------------------------------------
@@ -300,6 +303,118 @@ case_auto_driver() {
 	stop_units rbd-volume@aj.service
 }
 
+# --- nbd -------------------------------------------------------------------------------------
+
+# kill -9 of rbd-nbd under a synchronous writer, ten times: systemd restarts
+# rbd-nbd@NAME, which attaches to the device the kernel kept; no write fails,
+# the device and the mounts stay, and a pass in the gap sees no fault.
+case_nbd_heal() {
+	local i pid device mounts count heals="" started last=0
+	in_ct modprobe nbd
+	kspec nh nbd ext4
+	start_units rbd-volume@nh.service
+	device=$(device_of nh)
+	mounts=$(mounts_of nh)
+	start_writer nh
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		# rbd-nbd@.service gives up after 5 starts within 60 s (StartLimitBurst)
+		while [ $((SECONDS - last)) -lt 13 ]; do sleep 1; done
+		last=$SECONDS
+		pid=$(unit_prop rbd-nbd@nh.service MainPID)
+		[ "$pid" -gt 0 ] || fail "rbd-nbd@nh has no main process (round $i)"
+		count=$(writes_of nh)
+		started=$(sys_now_ms)
+		in_ct kill -KILL "$pid"
+		# a pass while nothing serves the device must leave it be
+		ctl reconcile nh >/dev/null || fail "a pass during the re-attach failed (round $i): $(vol_field nh conditions)"
+		! vol_condition nh MapperLost || fail "MapperLost while systemd re-attached (round $i)"
+		wait_for 60 writes_past nh "${count%% *}" 3 ||
+			fail "no write went through within 60 s of kill -9 (round $i): $(writes_of nh)"
+		heals+="$(elapsed_s "$started") "
+		[ "$(unit_prop rbd-nbd@nh.service MainPID)" != "$pid" ] || fail "the writes went on through the killed $pid?"
+	done
+	sys_log "writes resumed after each kill -9 in: ${heals}s"
+	[ "$(device_of nh)" = "$device" ] || fail "the device changed: $device -> $(device_of nh)"
+	[ "$(mounts_of nh)" = "$mounts" ] || fail "the mounts changed: $mounts -> $(mounts_of nh)"
+	expect_phase nh up
+	[ "$(unit_prop rbd-nbd@nh.service NRestarts)" -ge 10 ] ||
+		fail "rbd-nbd@nh restarted $(unit_prop rbd-nbd@nh.service NRestarts) times, not 10"
+	[ "$(nbd_mappings | wc -l)" = 1 ] || fail "more than one nbd device: $(nbd_mappings)"
+	stop_writer nh
+	stop_units rbd-volume@nh.service
+}
+
+# writes_past NAME COUNT N: NAME's writer is N writes past COUNT
+writes_past() { local now; now=$(writes_of "$1"); [ "${now%% *}" -gt $(($2 + $3)) ]; }
+
+# Restarting rbd-volumed, and kill -9 of it, under writers on a krbd and an
+# nbd volume: no write fails, devices and mount IDs stay.
+case_daemon_restart_keeps_io() {
+	local before pid
+	in_ct modprobe rbd
+	in_ct modprobe nbd
+	kspec dk krbd ext4
+	kspec dn nbd xfs size=320M
+	start_units rbd-volume@dk.service rbd-volume@dn.service
+	start_writer dk
+	start_writer dn
+	before="$(device_of dk) $(device_of dn) $(mounts_of dk dn)"
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	in_ct systemctl restart rbd-volumed.service
+	[ "$(unit_prop rbd-volumed.service MainPID)" != "$pid" ] || fail "restart kept MainPID $pid"
+	wait_up 60 dk dn
+	pid=$(unit_prop rbd-volumed.service MainPID)
+	in_ct kill -KILL "$pid"
+	wait_for 30 daemon_replaced "$pid" || fail "systemd did not restart rbd-volumed after kill -9 of $pid"
+	wait_up 60 dk dn
+	[ "$(device_of dk) $(device_of dn) $(mounts_of dk dn)" = "$before" ] ||
+		fail "devices or mounts changed: $before -> $(device_of dk) $(device_of dn) $(mounts_of dk dn)"
+	writes_past dk 0 10 || fail "the krbd writer made no progress: $(writes_of dk)"
+	writes_past dn 0 10 || fail "the nbd writer made no progress: $(writes_of dn)"
+	stop_writer dk
+	stop_writer dn
+	stop_units rbd-volume@dk.service rbd-volume@dn.service
+}
+
+# rbd-nbd stopped for good: the volume turns degraded with what to do, the
+# daemon serves the others and answers at once, and down completes once the
+# kernel gives up on the device (map.nbd's reattach-timeout, 20 s here).
+case_nbd_dead_mapper() {
+	local started ms worst=0 i
+	in_ct modprobe rbd
+	in_ct modprobe nbd
+	kspec nd nbd ext4 'nbd="reattach-timeout=20"'
+	kspec na krbd ext4
+	start_units rbd-volume@nd.service
+	start_writer nd
+	in_ct systemctl stop rbd-nbd@nd.service # a stop detaches: the kernel keeps the device
+	started=$(sys_now_ms)
+	# no event says so: the resync pass (60 s) finds it
+	wait_for 75 vol_condition nd MapperLost "systemctl start rbd-nbd@nd.service" ||
+		fail "no MapperLost naming the way out: $(vol_field nd phase) $(vol_field nd conditions)"
+	expect_phase nd degraded
+	sys_log "degraded after $(elapsed_s "$started") s: $(vol_field nd conditions | cut -c1-240)"
+	for i in 1 2 3 4 5; do
+		ms=$(ctl_ms status)
+		[ "$ms" -le "$worst" ] || worst=$ms
+	done
+	[ "$worst" -lt 1000 ] || fail "rbd-volumectl status took $worst ms"
+	started=$(sys_now_ms)
+	start_units rbd-volume@na.service
+	expect_phase na up
+	stop_units rbd-volume@na.service
+	sys_log "status at most $worst ms; another volume up and down in $(elapsed_s "$started") s"
+	# past the reattach timeout the kernel fails the held writes: the writer ends with errors
+	in_ct touch /run/rbdv-writer-nd.stop
+	wait_for 90 unit_in_state rbdv-writer-nd.service exited || fail "the writer of nd is still blocked"
+	started=$(sys_now_ms)
+	in_ct timeout 120 systemctl stop rbd-volume@nd.service || fail "the stop of nd failed"
+	[ "$(unit_prop rbd-volume@nd.service ActiveState)" = inactive ] ||
+		fail "rbd-volume@nd is $(unit_prop rbd-volume@nd.service ActiveState) after its stop: $(vol_field nd conditions)"
+	sys_log "down of the dead volume took $(elapsed_s "$started") s"
+	[ -z "$(nbd_mappings)" ] || fail "down left $(nbd_mappings)"
+}
+
 # --- writers -------------------------------------------------------------------------------
 
 # start_writer NAME: synchronous 64 KiB writes to NAME's publish path, in
@@ -335,4 +450,84 @@ stop_writer() {
 	*" writes, 0 errors") ;;
 	*) fail "the writer of $1: ${result:-no result}" ;;
 	esac
+}
+
+# --- CSI -------------------------------------------------------------------------------------
+
+# Through rbd-volume-csi, as kubelet calls it, with ceph-csi's volume context:
+# `mounter: rbd` maps with krbd, `mounter: rbd-nbd` with rbd-nbd. Stage,
+# publish, write, unpublish, unstage; staged again, the data is there.
+if [ -x "${1:-/nonexistent}/src/csi/rbd-volume-csi" ]; then
+	KG_CASES+=(csi_krbd csi_nbd)
+elif [ "${RBDV_REQUIRE_KERNEL:-0}" = 1 ]; then
+	KG_CASES+=(csi_unavailable) # required: a build without the shim is no quiet pass
+fi
+
+case_csi_unavailable() { fail "this build has no rbd-volume-csi (meson -Dcsi=enabled needs gRPC)"; }
+case_csi_krbd() { kg_csi rbd /dev/rbd; }
+case_csi_nbd() { kg_csi rbd-nbd /dev/nbd; }
+
+kg_csi() { # kg_csi MOUNTER DEVICE-PREFIX
+	local id image staging target name sum round
+	CSI_MOUNTER=$1
+	id=0001-0012-test-cluster-0000000000000001-kernel-$1
+	image=csi_${1//-/_}
+	staging=$(csi_staging "k$1")
+	target=$(csi_target "k$1" pod-1)
+	in_ct modprobe rbd
+	in_ct modprobe nbd
+	csi_setup
+	csi_image "$image" 256M
+	for round in 1 2; do
+		csi_stage_and_publish "$id" "$image" "$staging" "$target" ext4
+		name=$(ctl list | awk '/^csi_/ {print $1}')
+		[[ $(device_of "$name") == "$2"* ]] ||
+			fail "mounter $1 staged on '$(device_of "$name")', not $2*"
+		if [ "$round" = 1 ]; then
+			sum=$(in_ct sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' &&
+				sha256sum <'$target/data'")
+		else
+			[ "$(in_ct sh -c "sha256sum <'$target/data'")" = "$sum" ] || fail "the data changed across unstage and stage"
+		fi
+		csi_teardown "$id" "$staging" "$target"
+		csi_assert_clean
+	done
+	csi_key_only_in ""
+}
+
+# --- figures ---------------------------------------------------------------------------------
+
+# Stage (`systemctl start rbd-volume@NAME`: map, fsck-free mount, bind) and
+# unstage (stop) per driver, the drivers taken in turn round by round so the
+# machine's load falls on all alike; after one round that creates and formats.
+# Figures of an emulated CPU (qemu TCG): compare drivers, not hosts.
+KG_CASES+=(stage_times)
+case_stage_times() {
+	local driver round started staged rounds=${RBDV_KERNEL_ROUNDS:-5}
+	local drivers=(krbd nbd fuse)
+	in_ct modprobe rbd
+	in_ct modprobe nbd
+	for driver in "${drivers[@]}"; do
+		kspec "t_$driver" "$driver" ext4
+		: >"$SYS_WORK/times.$driver"
+	done
+	for ((round = 0; round <= rounds; round++)); do
+		for driver in "${drivers[@]}"; do
+			started=$(sys_now_ms)
+			start_units "rbd-volume@t_$driver.service"
+			staged=$(($(sys_now_ms) - started))
+			started=$(sys_now_ms)
+			stop_units "rbd-volume@t_$driver.service"
+			[ "$round" = 0 ] || echo "$staged $(($(sys_now_ms) - started))" >>"$SYS_WORK/times.$driver"
+		done
+	done
+	for driver in "${drivers[@]}"; do
+		sys_log "$driver: $(python3 -c '
+import statistics, sys
+rows = [tuple(map(int, line.split())) for line in open(sys.argv[1])]
+def show(values):
+    return "median %d ms (%d-%d)" % (statistics.median(values), min(values), max(values))
+print("stage %s, unstage %s, %d rounds" % (show([r[0] for r in rows]), show([r[1] for r in rows]), len(rows)))' \
+			"$SYS_WORK/times.$driver")"
+	done
 }
