@@ -3,7 +3,7 @@
 # The whole test run, as CI does it: install, lint (clang-format, shellcheck),
 # build with gcc and clang, fuzz the spec parser, build the Debian packages
 # (lintian, rpmspec), run every suite (once plain, once under ASan+UBSan; the
-# system suite, the packages test included, once).
+# system suite, the packages test included, and the kernel suite once).
 # Ends with one line: "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,10 +55,12 @@ packaging/build-packages.sh "$debs_dir" || status=1
 section "tests under ASan+UBSan"
 # The system suite installs its build into a container and runs it under
 # systemd: once, from the plain build (its daemon is the one packages ship).
+# The kernel suite installs its build into a guest kernel: once, from the
+# plain build too (under emulation, a sanitized daemon would only be slower).
 RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 meson test -C build-asan --setup sanitize \
-	--no-suite system --print-errorlogs --num-processes "$(nproc)" || status=1
+	--no-suite system --no-suite kernel --print-errorlogs --num-processes "$(nproc)" || status=1
 section "tests"
-RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 \
+RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 RBDV_REQUIRE_KERNEL=1 \
 	RBDV_DEBS_DIR=$debs_dir RBDV_REQUIRE_PACKAGES=1 meson test -C build-ci \
 	--print-errorlogs --num-processes "$(nproc)" || status=1
 
