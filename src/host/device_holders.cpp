@@ -15,27 +15,6 @@ namespace {
 /* A mount table of ten thousand entries is about a megabyte. */
 constexpr size_t MountinfoBytes = size_t{ 16 } << 20;
 
-std::string firstLine(const std::string &path)
-{
-	auto text = readFile(path);
-	if (!text || !*text)
-		return {};
-	std::string line = (*text)->substr(0, (*text)->find('\n'));
-	while (!line.empty() && line.back() == ' ')
-		line.pop_back();
-	return line;
-}
-
-std::vector<std::string> entries(const std::string &dir)
-{
-	std::vector<std::string> names;
-	std::error_code ec;
-	for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
-		names.push_back(entry.path().filename().string());
-	std::sort(names.begin(), names.end());
-	return names;
-}
-
 std::string linkTarget(const std::string &path)
 {
 	std::error_code ec;
@@ -99,20 +78,21 @@ std::vector<std::string> deviceHolders(const SystemRoots &roots, const std::stri
 	Found found(limit);
 	const std::string name = std::filesystem::path(device).filename().string();
 	const std::string block = roots.sysfs + "/block/" + name;
-	for (const std::string &holder : entries(block + "/holders")) {
-		const std::string dmName = firstLine(roots.sysfs + "/block/" + holder + "/dm/name");
+	for (const std::string &holder : sortedEntries(block + "/holders")) {
+		const std::string dmName =
+			attributeText(roots.sysfs + "/block/" + holder + "/dm/name");
 		found.add("held by " + holder + (dmName.empty() ? "" : " (" + dmName + ")"));
 	}
 
-	const std::string devNumber = firstLine(block + "/dev");
+	const std::string devNumber = attributeText(block + "/dev");
 	const std::string ownNamespace = linkTarget(roots.proc + "/self/ns/mnt");
 	std::set<std::string> namespaces;
-	for (const std::string &pid : entries(roots.proc)) {
+	for (const std::string &pid : sortedEntries(roots.proc)) {
 		if (pid.find_first_not_of("0123456789") != std::string::npos)
 			continue;
 		const std::string base = roots.proc + "/" + pid;
 		const auto who = [&] {
-			return "pid " + pid + " (" + firstLine(base + "/comm") + ")";
+			return "pid " + pid + " (" + attributeText(base + "/comm") + ")";
 		};
 		/* Each mount namespace once: its first process stands for it. */
 		const std::string ns = linkTarget(base + "/ns/mnt");
@@ -123,7 +103,7 @@ std::vector<std::string> deviceHolders(const SystemRoots &roots, const std::stri
 						   ? std::string()
 						   : " in the mount namespace of " + who()));
 		}
-		const std::vector<std::string> fds = entries(base + "/fd");
+		const std::vector<std::string> fds = sortedEntries(base + "/fd");
 		if (std::any_of(fds.begin(), fds.end(), [&](const std::string &fd) {
 			    return linkTarget(base + "/fd/" + fd) == device;
 		    }))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/fs_util.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -86,6 +87,27 @@ Result<std::optional<std::string>> readFile(const std::string &path, size_t maxB
 		return fail(text.error().code, "'" + path + "': " + text.error().message,
 			    text.error().sysErrno);
 	return text;
+}
+
+std::vector<std::string> sortedEntries(const std::string &dir)
+{
+	std::vector<std::string> names;
+	std::error_code ec;
+	for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+		names.push_back(entry.path().filename().string());
+	std::sort(names.begin(), names.end());
+	return names;
+}
+
+std::string attributeText(const std::string &path)
+{
+	auto text = readFile(path);
+	if (!text || !*text)
+		return {};
+	std::string value = std::move(**text);
+	while (!value.empty() && (value.back() == '\n' || value.back() == ' '))
+		value.pop_back();
+	return value;
 }
 
 std::string processesUsing(const std::string &path, size_t limit)

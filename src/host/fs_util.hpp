@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -30,6 +31,12 @@ bool isMountPoint(const std::string &path);
 Result<std::optional<std::string>> readFile(const std::string &path,
 					    size_t maxBytes = SmallFileBytes,
 					    Symlinks symlinks = Symlinks::Refuse);
+
+/* The names in `dir`, sorted; none when it cannot be read (a sysfs or /proc directory). */
+std::vector<std::string> sortedEntries(const std::string &dir);
+
+/* A one-value file (a sysfs attribute, /proc/PID/comm) without its newline; "" when absent. */
+std::string attributeText(const std::string &path);
 
 /* "pid 1234 (sleep)" for up to `limit` processes with a file, cwd or root below `path`. */
 std::string processesUsing(const std::string &path, size_t limit = 3);

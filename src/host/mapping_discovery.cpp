@@ -15,28 +15,6 @@ namespace rbdvolume {
 
 namespace {
 
-/* A sysfs attribute's value without its newline; "" when absent. */
-std::string attribute(const std::string &path)
-{
-	auto text = readFile(path);
-	if (!text || !*text)
-		return {};
-	std::string value = std::move(**text);
-	while (!value.empty() && (value.back() == '\n' || value.back() == ' '))
-		value.pop_back();
-	return value;
-}
-
-std::vector<std::string> entries(const std::string &dir)
-{
-	std::vector<std::string> names;
-	std::error_code ec;
-	for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
-		names.push_back(entry.path().filename().string());
-	std::sort(names.begin(), names.end());
-	return names;
-}
-
 std::vector<std::string> splitNul(const std::string &text)
 {
 	std::vector<std::string> parts;
@@ -106,7 +84,7 @@ struct Server {
 std::vector<std::pair<std::string, Server>> reattached(const SystemRoots &roots)
 {
 	std::vector<std::pair<std::string, Server>> found;
-	for (const std::string &pid : entries(roots.proc)) {
+	for (const std::string &pid : sortedEntries(roots.proc)) {
 		if (pid.find_first_not_of("0123456789") != std::string::npos)
 			continue;
 		std::vector<std::string> argv = commandLine(roots, pid);
@@ -190,20 +168,20 @@ std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots)
 {
 	std::vector<MappedImage> mapped;
 	const std::string base = roots.sysfs + "/bus/rbd/devices/";
-	for (const std::string &id : entries(base)) {
+	for (const std::string &id : sortedEntries(base)) {
 		const std::string dir = base + id + "/";
 		MappedImage image;
-		image.pool = attribute(dir + "pool");
-		image.radosNamespace = attribute(dir + "pool_ns");
-		image.image = attribute(dir + "name");
-		image.snapshot = attribute(dir + "current_snap");
+		image.pool = attributeText(dir + "pool");
+		image.radosNamespace = attributeText(dir + "pool_ns");
+		image.image = attributeText(dir + "name");
+		image.snapshot = attributeText(dir + "current_snap");
 		if (image.snapshot == "-")
 			image.snapshot.clear(); /* the image head */
 		if (image.pool.empty() || image.image.empty())
 			continue;
 		image.device = "/dev/rbd" + id;
 		image.driver = Driver::Krbd;
-		image.readOnly = attribute(roots.sysfs + "/block/rbd" + id + "/ro") == "1";
+		image.readOnly = attributeText(roots.sysfs + "/block/rbd" + id + "/ro") == "1";
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
@@ -214,10 +192,10 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 	std::vector<MappedImage> mapped;
 	const std::string base = roots.sysfs + "/block/";
 	std::optional<std::vector<std::pair<std::string, Server>>> attached;
-	for (const std::string &name : entries(base)) {
+	for (const std::string &name : sortedEntries(base)) {
 		if (name.rfind("nbd", 0) != 0)
 			continue;
-		Server server{ attribute(base + name + "/pid"), {} };
+		Server server{ attributeText(base + name + "/pid"), {} };
 		if (server.pid.empty())
 			continue; /* not connected */
 		server.argv = commandLine(roots, server.pid);
@@ -237,8 +215,8 @@ std::vector<MappedImage> listNbdMappings(const SystemRoots &roots)
 			continue;
 		image.device = "/dev/" + name;
 		image.driver = Driver::Nbd;
-		image.readOnly = attribute(base + name + "/ro") == "1";
-		image.owner = nbdCookieOwner(attribute(base + name + "/backend"));
+		image.readOnly = attributeText(base + name + "/ro") == "1";
+		image.owner = nbdCookieOwner(attributeText(base + name + "/backend"));
 		image.fault = serverFault(roots, server.pid, image.device);
 		mapped.push_back(std::move(image));
 	}

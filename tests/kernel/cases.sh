@@ -22,14 +22,6 @@ KG_CASES=(
 
 # --- what the guest shows -----------------------------------------------------------
 
-# "MOUNT-ID TARGET MAJ:MIN SOURCE" of the staging and publish mounts of NAME...
-mounts_of() {
-	local name pattern=""
-	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
-	# shellcheck disable=SC2016 # awk's fields
-	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3, $(NF - 1)}' /proc/self/mountinfo | sort
-}
-
 # "rbdN POOL/IMAGE" of every krbd mapping, from sysfs.
 krbd_mappings() {
 	# shellcheck disable=SC2016 # expanded inside

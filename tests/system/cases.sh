@@ -21,14 +21,6 @@ SYS_CASES=(
 
 # --- what the host shows, inside the container ----------------------------------------
 
-# "MOUNT-ID TARGET MAJ:MIN" of the staging and publish mounts of NAME...
-mounts_of() {
-	local name pattern=""
-	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
-	# shellcheck disable=SC2016 # awk's fields
-	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3}' /proc/self/mountinfo | sort
-}
-
 # "DEVICE BACKING-FILE" of the fuse driver's loop devices of NAME...
 loops_of() {
 	local name pattern=""

@@ -471,6 +471,14 @@ for n in names:
         print("%s: %s (%s);" % (n, v["phase"], why), end=" ")' "$@"
 }
 
+# "MOUNT-ID TARGET MAJ:MIN" of the staging and publish mounts of NAME...
+mounts_of() {
+	local name pattern=""
+	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
+	# shellcheck disable=SC2016 # awk's fields
+	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3}' /proc/self/mountinfo | sort
+}
+
 unit_in_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_state UNIT SUBSTATE
 
 sys_report() { # sys_report CASE RC REASON: one "ok"/"not ok" line, counted

@@ -24,14 +24,10 @@ std::optional<std::string> attribute(const std::string &path)
 
 std::vector<std::string> nbdNames(const SystemRoots &roots)
 {
-	std::vector<std::string> names;
-	std::error_code ec;
-	for (const auto &entry : std::filesystem::directory_iterator(roots.sysfs + "/block", ec)) {
-		std::string name = entry.path().filename().string();
-		if (!nbdDeviceName("/dev/" + name).empty())
-			names.push_back(std::move(name));
-	}
-	std::sort(names.begin(), names.end());
+	std::vector<std::string> names = sortedEntries(roots.sysfs + "/block");
+	std::erase_if(names, [](const std::string &name) {
+		return nbdDeviceName("/dev/" + name).empty();
+	});
 	return names;
 }
 
