@@ -150,10 +150,17 @@ class Filesystems
 {
 public:
 	virtual ~Filesystems() = default;
-	/* mkfs; the caller has just probed the device blank. Never forces. */
-	virtual Result<void> format(const std::string &device, const FilesystemSpec &fs) = 0;
-	/* fsck before a read-write mount; Errc::Conflict when errors remain. */
-	virtual Result<void> check(const std::string &device, const FilesystemSpec &fs) = 0;
+	/*
+	 * mkfs; the caller has just probed the device blank. Never forces.
+	 * Answers the command line it ran, for the record.
+	 */
+	virtual Result<std::string> format(const std::string &device, const FilesystemSpec &fs) = 0;
+	/*
+	 * fsck before a read-write mount: what it found ("clean", "errors
+	 * corrected", "not checked: xfs checks at mount"); Errc::Conflict when
+	 * errors remain.
+	 */
+	virtual Result<std::string> check(const std::string &device, const FilesystemSpec &fs) = 0;
 	/*
 	 * Grows the filesystem to fill the device: online through `mountPoint`,
 	 * or offline when it is "" (ext4 only). Unchanged when it already did.

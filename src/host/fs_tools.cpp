@@ -59,7 +59,7 @@ std::vector<Command> growCommands(const ToolConfig &tools, const std::string &de
 	return { check, grow };
 }
 
-Result<void> ToolFilesystems::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> ToolFilesystems::format(const std::string &device, const FilesystemSpec &fs)
 {
 	const Command command = mkfsCommand(tools_, device, fs);
 	auto output = runner_.run(command);
@@ -68,7 +68,7 @@ Result<void> ToolFilesystems::format(const std::string &device, const Filesystem
 	if (!output->succeeded())
 		return fail(Errc::Io, "'" + command.argv.front() + "' failed on " + device + ": " +
 					      output->describe());
-	return {};
+	return quoteArgv(command.argv);
 }
 
 /*
@@ -76,10 +76,10 @@ Result<void> ToolFilesystems::format(const std::string &device, const Filesystem
  * corrected errors are fine, uncorrected ones fail the stage. XFS checks and
  * replays its log at mount time, and xfs_repair is no preen tool.
  */
-Result<void> ToolFilesystems::check(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> ToolFilesystems::check(const std::string &device, const FilesystemSpec &fs)
 {
 	if (fs.type != FsType::Ext4)
-		return {};
+		return std::string("not checked: xfs checks its log when it mounts");
 	const Command command = fsckCommand(tools_, device);
 	auto output = runner_.run(command);
 	if (!output)
@@ -88,7 +88,10 @@ Result<void> ToolFilesystems::check(const std::string &device, const FilesystemS
 		return fail(Errc::Conflict,
 			    "fsck found errors on " + device +
 				    " that it could not correct: " + output->describe());
-	return {};
+	/* e2fsck's bit 1: errors were found and corrected. */
+	return std::string(output->exitStatus == 0
+				   ? "clean"
+				   : "errors corrected (" + output->describe() + ")");
 }
 
 Result<Change> ToolFilesystems::grow(const std::string &device, const std::string &mountPoint,

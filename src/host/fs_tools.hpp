@@ -23,8 +23,8 @@ public:
 	{
 	}
 
-	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
-	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;
 

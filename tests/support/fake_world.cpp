@@ -463,7 +463,7 @@ Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
 	return Change::Changed;
 }
 
-Result<void> FakeWorld::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> FakeWorld::format(const std::string &device, const FilesystemSpec &fs)
 {
 	const Fault *f = fault(FakeOp::Format);
 	if (f && !f->effect)
@@ -484,10 +484,10 @@ Result<void> FakeWorld::format(const std::string &device, const FilesystemSpec &
 	log_.push_back("mkfs " + device + " " + image->signature);
 	if (f)
 		return faultError(FakeOp::Format);
-	return {};
+	return "mkfs." + image->signature + " " + device;
 }
 
-Result<void> FakeWorld::check(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> FakeWorld::check(const std::string &device, const FilesystemSpec &fs)
 {
 	if (fault(FakeOp::Check))
 		return faultError(FakeOp::Check);
@@ -496,7 +496,7 @@ Result<void> FakeWorld::check(const std::string &device, const FilesystemSpec &f
 		return fail(Errc::Conflict,
 			    "fsck found no " + std::string(fsTypeName(fs.type)) + " on " + device);
 	log_.push_back("fsck " + device);
-	return {};
+	return std::string("clean");
 }
 
 void FakeWorld::setUsers(const ImageSpec &image, std::vector<std::string> clients)

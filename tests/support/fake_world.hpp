@@ -135,8 +135,8 @@ public:
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
-	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
-	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;
 	Result<Ownership> load(const std::string &volume) override;

@@ -121,13 +121,13 @@ Result<void> DryRunHost::checkSoleWriter(const ImageRequest &request)
 	return refused("inspect " + request.image.display());
 }
 
-Result<void> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
 {
 	(void)fs;
 	return refused("format " + device);
 }
 
-Result<void> DryRunHost::check(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> DryRunHost::check(const std::string &device, const FilesystemSpec &fs)
 {
 	(void)fs;
 	return refused("check " + device);

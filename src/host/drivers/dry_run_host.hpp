@@ -50,8 +50,8 @@ private:
 	}
 	Result<Change> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
-	Result<void> format(const std::string &device, const FilesystemSpec &fs) override;
-	Result<void> check(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;
 	Result<Ownership> load(const std::string &volume) override;

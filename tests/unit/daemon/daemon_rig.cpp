@@ -203,13 +203,13 @@ Result<void> SafeWorld::checkSoleWriter(const ImageRequest &spec)
 	return FakeWorld::checkSoleWriter(spec);
 }
 
-Result<void> SafeWorld::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> SafeWorld::format(const std::string &device, const FilesystemSpec &fs)
 {
 	const Call call(*this, FakeOp::Format, "");
 	return FakeWorld::format(device, fs);
 }
 
-Result<void> SafeWorld::check(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> SafeWorld::check(const std::string &device, const FilesystemSpec &fs)
 {
 	const Call call(*this, FakeOp::Check, "");
 	return FakeWorld::check(device, fs);
