@@ -2,6 +2,7 @@
 #include "engine/executor.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace rbdvolume {
 
@@ -40,13 +41,17 @@ public:
 	Result<Change> operator()(const UnmountStep &s);
 	Result<Change> operator()(const UnmapStep &s);
 	Result<Change> operator()(const StopOrphanStep & /*unused*/);
-	Result<Change> operator()(const EnsureImageStep & /*unused*/);
+	Result<Change> operator()(const EnsureImageStep &s);
 	Result<Change> operator()(const MapStep & /*unused*/);
 	Result<Change> operator()(const FormatStep &s);
 	Result<Change> operator()(const CheckStep &s);
 	Result<Change> operator()(const MountStagingStep &s);
 	Result<Change> operator()(const PublishStep &s);
 	Result<Change> operator()(const GrowStep &s);
+
+	/* What the step that just ran acted on and did; both reset for the next one. */
+	std::string takeDetail() { return std::exchange(detail_, {}); }
+	std::string takeDevice() { return std::exchange(stepDevice_, {}); }
 
 private:
 	Result<void> save() { return host_.records.save(spec_.name, record_); }
@@ -73,6 +78,8 @@ private:
 	std::string device_;
 	std::string probedDevice_;
 	ProbeResult probe_;
+	std::string detail_;
+	std::string stepDevice_;
 };
 
 /* A change that happened but cannot be recorded is uncertain: our record lags the host. */
@@ -101,6 +108,8 @@ void Run::forgetTarget(const std::string &path)
 
 Result<Change> Run::operator()(const UnmountStep &s)
 {
+	stepDevice_ = device_;
+	detail_ = s.path;
 	auto change = host_.mounter.unmount(s.path);
 	if (!change)
 		return change;
@@ -113,6 +122,7 @@ Result<Change> Run::operator()(const UnmountStep &s)
 
 Result<Change> Run::operator()(const UnmapStep &s)
 {
+	stepDevice_ = s.device;
 	auto change = host_.mapper.unmap(mapping_, s.device);
 	if (!change)
 		return change;
@@ -123,11 +133,16 @@ Result<Change> Run::operator()(const UnmapStep &s)
 
 Result<Change> Run::operator()(const StopOrphanStep & /*unused*/)
 {
+	detail_ = "the mapper process left without a device";
 	return host_.mapper.stopOrphan(mapping_);
 }
 
-Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
+Result<Change> Run::operator()(const EnsureImageStep &s)
 {
+	stepDevice_ = device_;
+	if (const auto &create = spec_.image.create)
+		detail_ = (s.grow ? "grown to " : "created or grown to ") +
+			  std::to_string(create->sizeBytes) + " bytes";
 	return host_.images.ensureImage(image_);
 }
 
@@ -151,6 +166,7 @@ Result<Change> Run::operator()(const MapStep & /*unused*/)
 		return tl::make_unexpected(device.error());
 	}
 	device_ = *device;
+	stepDevice_ = *device;
 	record_.mappedDevice = *device;
 	record_.mapPending = false;
 	return saved(Change::Changed);
@@ -182,6 +198,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 	const std::string &dev = device(s.device);
 	const FilesystemSpec &fs = *spec_.filesystem;
 	const std::string wanted = fsTypeName(fs.type);
+	stepDevice_ = dev;
 	const ProbeResult probe = probeOnce(dev);
 	switch (probe.kind) {
 	case ProbeKind::Signature:
@@ -221,6 +238,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 		}
 		return tl::make_unexpected(formatted.error());
 	}
+	detail_ = std::move(*formatted);
 	record_.formatted = true;
 	/* A fresh filesystem fills the device; unknown size only costs a no-op grow later. */
 	if (auto size = host_.probe.deviceSize(dev))
@@ -236,6 +254,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 Result<Change> Run::operator()(const GrowStep &s)
 {
 	const std::string &dev = device(s.device);
+	stepDevice_ = dev;
 	auto size = host_.probe.deviceSize(dev);
 	if (!size)
 		return tl::make_unexpected(size.error());
@@ -259,15 +278,21 @@ Result<Change> Run::operator()(const GrowStep &s)
 					    *spec_.filesystem);
 	if (!grown)
 		return grown;
+	detail_ =
+		(record_.sizedBytes == 0 ? std::string("to ")
+					 : "from " + std::to_string(record_.sizedBytes) + " to ") +
+		std::to_string(*size) + " bytes, " + (s.online ? "online" : "offline");
 	record_.sizedBytes = *size;
 	return saved(*grown);
 }
 
 Result<Change> Run::operator()(const CheckStep &s)
 {
-	auto checked = host_.filesystems.check(device(s.device), *spec_.filesystem);
+	stepDevice_ = device(s.device);
+	auto checked = host_.filesystems.check(stepDevice_, *spec_.filesystem);
 	if (!checked)
 		return tl::make_unexpected(checked.error());
+	detail_ = std::move(*checked);
 	return Change::Unchanged;
 }
 
@@ -276,6 +301,8 @@ Result<Change> Run::operator()(const MountStagingStep &s)
 	MountRequest request;
 	request.source = device(s.device);
 	request.target = spec_.staging.path;
+	stepDevice_ = request.source;
+	detail_ = request.target;
 	request.readOnly = spec_.readOnly();
 	request.owner = spec_.name;
 
@@ -308,6 +335,8 @@ Result<Change> Run::operator()(const PublishStep &s)
 	MountRequest request;
 	request.source = spec_.staging.path;
 	request.target = s.target;
+	stepDevice_ = device_;
+	detail_ = s.target;
 	request.readOnly = wanted->readOnly;
 	request.options = wanted->options;
 	request.owner = spec_.name;
@@ -352,16 +381,23 @@ ExecutionReport Executor::execute(const Plan &plan, const VolumeSpec &spec, Owne
 	ExecutionReport report;
 	Run run(host_, spec, std::move(record), plan);
 	for (const Step &step : plan.steps) {
-		StepOutcome outcome{ step, Change::Unchanged, std::nullopt, false };
+		StepOutcome outcome{ step, Change::Unchanged, std::nullopt, false, {}, {}, {} };
 		if (onStep_)
 			onStep_(step);
+		const auto started = std::chrono::steady_clock::now();
 		Result<Change> result = std::visit(run, step);
+		outcome.duration = std::chrono::duration_cast<std::chrono::microseconds>(
+			std::chrono::steady_clock::now() - started);
+		outcome.device = run.takeDevice();
+		outcome.detail = run.takeDetail();
 		if (result) {
 			outcome.change = *result;
 		} else {
 			outcome.uncertain = result.error().code == Errc::Timeout;
 			outcome.error = result.error();
 		}
+		if (onDone_)
+			onDone_(outcome);
 		const bool failed = outcome.error.has_value();
 		report.outcomes.push_back(std::move(outcome));
 		if (failed)

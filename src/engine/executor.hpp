@@ -2,8 +2,10 @@
 /* Executor: runs a plan's steps on a Host, one at a time, recording what we own. */
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/result.hpp"
@@ -17,6 +19,10 @@ struct StepOutcome {
 	Change change = Change::Unchanged;
 	std::optional<Error> error;
 	bool uncertain = false; /* timed out: it may have happened; the next pass observes first */
+	std::string device;	/* the device it acted on or through; "" when none yet */
+	std::string detail;	/* what it did, for the record: mkfs's command line, fsck's
+				   verdict, a grow's sizes, the path it mounted */
+	std::chrono::microseconds duration{ 0 };
 };
 
 struct ExecutionReport {
@@ -29,12 +35,14 @@ struct ExecutionReport {
 
 /* Told of each step just before it runs (the daemon shows it as the volume's activity). */
 using StepHook = std::function<void(const Step &)>;
+/* Told of each step once it is over, failed ones included (the daemon's record). */
+using StepDoneHook = std::function<void(const StepOutcome &)>;
 
 class Executor
 {
 public:
-	explicit Executor(Host &host, StepHook onStep = {})
-		: host_(host), onStep_(std::move(onStep))
+	explicit Executor(Host &host, StepHook onStep = {}, StepDoneHook onDone = {})
+		: host_(host), onStep_(std::move(onStep)), onDone_(std::move(onDone))
 	{
 	}
 
@@ -48,6 +56,7 @@ public:
 private:
 	Host &host_;
 	StepHook onStep_;
+	StepDoneHook onDone_;
 };
 
 } /* namespace rbdvolume */

@@ -135,6 +135,7 @@ struct ObservedVolume {
 	bool orphanMapper = false; /* our mapper process runs without a device (see Mapper) */
 	bool stagingLeft = false;  /* going down: our empty staging directory is still there */
 	Ownership owned;	   /* the record, tidied to what the host shows */
+	Ownership stored;	   /* the record as it was read */
 	bool recordStale = false;  /* `owned` differs from the stored record */
 
 	const ObservedMount *target(const std::string &path) const;

@@ -191,6 +191,7 @@ ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
 {
 	ObservedVolume observed;
 	observed.owned = owned;
+	observed.stored = owned;
 	observed.mapping = findMapping(snapshot, spec.image, owned.mappedDevice, spec.name);
 
 	/*

@@ -30,7 +30,8 @@ bool isMapped(const HostSnapshot &snapshot, const ImageSpec &image)
 } /* namespace */
 
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
-				  const DesiredVolume &desired, const StepHook &onStep)
+				  const DesiredVolume &desired, const StepHook &onStep,
+				  const StepDoneHook &onDone)
 {
 	/* Before observing: a mapped device that lags its image would hide a grow. */
 	if (desired.intent == Intent::Up && isMapped(snapshot, desired.spec.image))
@@ -46,7 +47,7 @@ Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 	}
 	if (pass->plan.empty())
 		return pass;
-	Executor executor(host, onStep);
+	Executor executor(host, onStep, onDone);
 	pass->report = executor.execute(pass->plan, desired.spec, pass->observed.owned);
 	return pass;
 }

@@ -21,6 +21,7 @@ Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot,
 
 /* Observe, save the tidied record when it changed, plan and execute. */
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
-				  const DesiredVolume &desired, const StepHook &onStep = {});
+				  const DesiredVolume &desired, const StepHook &onStep = {},
+				  const StepDoneHook &onDone = {});
 
 } /* namespace rbdvolume */
