@@ -15,6 +15,7 @@
 #include "host/drivers/host_adapters.hpp"
 #include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
+#include "host/step_record.hpp"
 
 namespace rbdvolume::cli {
 
@@ -92,7 +93,9 @@ Result<OfflineDown> downWithoutDaemon(const std::string &name)
 		auto snapshot = takeSnapshot(adapters.host());
 		if (!snapshot)
 			return tl::make_unexpected(snapshot.error());
-		auto outcome = reconcilePass(adapters.host(), *snapshot, desired, {});
+		auto outcome =
+			reconcilePass(adapters.host(), *snapshot, desired, {},
+				      [&](const StepOutcome &done) { recordStep(*spec, done); });
 		if (!outcome)
 			return tl::make_unexpected(outcome.error());
 		if (const Error *failed = outcome->report.firstError())

@@ -2,6 +2,8 @@
 #include "daemon/volume_work.hpp"
 
 #include "engine/reconcile.hpp"
+#include "host/step_record.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -51,10 +53,17 @@ EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 			outcome.error = snapshot.error();
 			break;
 		}
-		auto pass = reconcilePass(host, *snapshot, desired, onStep);
+		auto pass = reconcilePass(
+			host, *snapshot, desired, onStep,
+			[&](const StepOutcome &done) { recordStep(*job.spec, done); });
 		if (!pass) {
 			outcome.error = pass.error();
 			break;
+		}
+		if (pass->observed.recordStale) {
+			if (auto line = ownershipLine(*job.spec, pass->observed.stored,
+						      pass->observed.owned))
+				log::write(*line);
 		}
 		if (pass->plan.empty()) {
 			/* Nothing was done: this observation is the fresh one. */
@@ -63,6 +72,7 @@ EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 		}
 		if (const Error *failed = pass->report.firstError()) {
 			outcome.error = *failed;
+			outcome.stepFailed = true;
 			break;
 		}
 	}

@@ -36,10 +36,15 @@ std::vector<SurveyEntry> survey(Host &host, std::span<const VolumeJob> jobs);
 struct EpisodeOutcome {
 	std::optional<Sighting> sighting; /* from a fresh observation after the last pass */
 	std::optional<Error> error;	  /* the first failure; none when it converged */
+	bool stepFailed = false;	  /* that failure is a step's, recorded as it failed */
 	unsigned passes = 0;
 };
 
-/* Reconciles `job` (its intent must be set) for at most `maxPasses` passes. */
+/*
+ * Reconciles `job` (its intent must be set) for at most `maxPasses` passes;
+ * each step is told to `onStep` before it runs, and recorded in the journal
+ * when it is over.
+ */
 EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 			  const StepHook &onStep);
 
