@@ -9,6 +9,7 @@
 
 #include "config/spec_parser.hpp"
 #include "config/tool_config.hpp"
+#include "journal/levels.hpp"
 
 namespace rbdvolume {
 
@@ -25,6 +26,7 @@ struct DaemonConfig {
 	std::chrono::milliseconds backoffInitial{ 500 };   /* backoff-initial: first retry delay */
 	std::chrono::milliseconds backoffMax{ 120000 };	   /* backoff-max: >= backoff-initial */
 	unsigned maxPassesPerTrigger = 3;		   /* passes-per-trigger: 1..10 */
+	log::Level logLevel = log::Level::Info; /* log-level: changed at run time by LogControl1 */
 	/* allowed-mount-roots: staging paths and publish targets must lie below one */
 	std::vector<std::string> allowedMountRoots = {
 		"/run/rbd-volume",  "/mnt", "/media", "/srv", "/var/lib/rbd-volume",

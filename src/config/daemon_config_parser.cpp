@@ -31,9 +31,10 @@ constexpr int64_t MaxWorkers = 64;
 constexpr int64_t MaxPassesPerTrigger = 10;
 
 constexpr std::array<std::string_view, 3> RootKeys = { "daemon", "tools", "timeouts" };
-constexpr std::array<std::string_view, 6> DaemonKeys = {
+constexpr std::array<std::string_view, 7> DaemonKeys = {
 	"workers",     "resync-interval",    "backoff-initial",
 	"backoff-max", "passes-per-trigger", "allowed-mount-roots",
+	"log-level",
 };
 
 struct ToolKey {
@@ -260,6 +261,16 @@ void readDaemon(TomlTable reader, SpecReport &report, DaemonConfig &config)
 		    readCount(reader, "passes-per-trigger", MaxPassesPerTrigger))
 		config.maxPassesPerTrigger = *passes;
 	readMountRoots(reader, config.allowedMountRoots);
+	if (const std::optional<std::string> name = reader.readString("log-level")) {
+		if (const std::optional<log::Level> level = log::parseLevel(*name))
+			config.logLevel = *level;
+		else
+			reader.check(
+				"log-level",
+				"expected one of emerg, alert, crit, err, warning, notice, info, "
+				"debug, found " +
+					quoted(*name));
+	}
 }
 
 void readTools(TomlTable reader, DaemonConfig &config)
