@@ -2,7 +2,6 @@
 #include "daemon/bus_api.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -11,6 +10,7 @@
 #include "bus/errors.hpp"
 #include "bus/volume_properties.hpp"
 #include "common/errno_text.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -51,13 +51,7 @@ int replyError(sd_bus_message *message, const char *name, const std::string &tex
 /* Mutations are for root; the bus policy says so too, this holds on any bus. */
 int requireRoot(sd_bus_message *message)
 {
-	sd_bus_creds *raw = nullptr;
-	int r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &raw);
-	const CredsPtr creds(raw);
-	uid_t uid = 1;
-	if (r >= 0)
-		r = sd_bus_creds_get_euid(creds.get(), &uid);
-	if (r >= 0 && uid == 0)
+	if (senderIsRoot(message))
 		return 0;
 	(void)replyError(message, SD_BUS_ERROR_ACCESS_DENIED,
 			 "only root may change volumes; reading status is open to all");
@@ -295,6 +289,20 @@ std::vector<std::string> changedProperties(const VolumeStatus &a, const VolumeSt
 
 } /* namespace */
 
+bool senderIsRoot(sd_bus_message *message)
+{
+	sd_bus_creds *raw = nullptr;
+	int r = message == nullptr
+			? -ENXIO
+			: sd_bus_query_sender_creds(message,
+						    SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &raw);
+	const CredsPtr creds(raw);
+	uid_t uid = 1;
+	if (r >= 0)
+		r = sd_bus_creds_get_euid(creds.get(), &uid);
+	return r >= 0 && uid == 0;
+}
+
 Result<void> BusApi::attach()
 {
 	/* `slot` is read once the call that sets it ran: an argument could be read before. */
@@ -353,7 +361,7 @@ void BusApi::statusChanged(const std::string &name)
 void BusApi::scheduleEmit()
 {
 	if (auto scheduled = emit_.schedule(); !scheduled)
-		std::fprintf(stderr, "<3>%s\n", scheduled.error().message.c_str());
+		log::error(scheduled.error().message);
 }
 
 void BusApi::emitChanges()

@@ -19,6 +19,9 @@
 
 namespace rbdvolume::daemon {
 
+/* The caller of `message` is root: mutations are for root on any bus, whatever its policy. */
+bool senderIsRoot(sd_bus_message *message);
+
 class BusApi : public ReconcilerListener
 {
 public:

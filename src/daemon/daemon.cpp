@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdio>
 #include <fcntl.h>
 #include <pthread.h>
 
@@ -18,6 +17,7 @@
 #include "config/spec_locate.hpp"
 #include "daemon/bus_api.hpp"
 #include "daemon/event_sources.hpp"
+#include "daemon/log_control.hpp"
 #include "daemon/real_host.hpp"
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"
@@ -25,6 +25,7 @@
 #include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
 #include "host/mount_monitor.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -71,7 +72,9 @@ Result<UniqueFd> lockDaemon()
 		return lock;
 	if (errno != EWOULDBLOCK)
 		return fail(Errc::Io, "cannot lock " + path + ": " + errnoText(errno), errno);
-	std::fprintf(stderr, "<5>waiting for rbd-volumectl to finish taking a volume down\n");
+	log::write({ log::Level::Notice,
+		     "waiting for rbd-volumectl to finish taking a volume down",
+		     {} });
 	(void)sd_notify(0, "STATUS=Waiting for rbd-volumectl to finish taking a volume down");
 	while (flock(lock.get(), LOCK_EX) < 0) {
 		if (errno != EINTR)
@@ -115,6 +118,7 @@ private:
 	std::unique_ptr<WorkerPool> pool_;
 	std::unique_ptr<Reconciler> reconciler_;
 	std::unique_ptr<BusApi> api_;
+	SlotPtr logControl_;
 	std::unique_ptr<MountMonitor> monitor_;
 	std::vector<SourcePtr> sources_;
 	OneShotTimer specSettle_; /* a reload, once a spec directory has been quiet */
@@ -163,7 +167,7 @@ int Daemon::onSpecDirectory(sd_event_source * /*source*/, const inotify_event * 
 					    std::chrono::microseconds(0),
 					    [&reconciler] { reconciler.reload(nullptr); });
 	if (!armed)
-		std::fprintf(stderr, "<3>%s\n", armed.error().message.c_str());
+		log::error(armed.error().message);
 	return 0;
 }
 
@@ -281,6 +285,10 @@ Result<void> Daemon::setUpBus()
 	reconciler_->setListener(api_.get());
 	if (auto attached = api_->attach(); !attached)
 		return attached;
+	auto logControl = attachLogControl(bus);
+	if (!logControl)
+		return tl::make_unexpected(logControl.error());
+	logControl_ = std::move(*logControl);
 	if (auto r = check(sd_bus_attach_event(bus, event_.get(), SD_EVENT_PRIORITY_NORMAL),
 			   "cannot attach the bus to the loop");
 	    !r)
@@ -312,7 +320,7 @@ Result<void> Daemon::run()
 		(void)sd_notify(0, "READY=1");
 		ready_ = true;
 		notifyStatus();
-		std::fprintf(stderr, "<6>ready: %s\n", reconciler_->summary().c_str());
+		log::info("ready: " + reconciler_->summary());
 	});
 	if (!started)
 		return started;
@@ -330,7 +338,7 @@ int runDaemon(const DaemonConfig &config)
 	Daemon daemon(config);
 	auto ran = daemon.run();
 	if (!ran) {
-		std::fprintf(stderr, "<3>%s\n", ran.error().message.c_str());
+		log::error(ran.error().message);
 		(void)sd_notifyf(0, "STATUS=Failed: %s\nERRNO=%d", ran.error().message.c_str(),
 				 ran.error().sysErrno);
 		return 1;

@@ -7,6 +7,7 @@
 
 #include "common/paths.hpp"
 #include "daemon/daemon.hpp"
+#include "journal/log.hpp"
 
 namespace {
 
@@ -44,12 +45,12 @@ int run(int argc, char *argv[])
 	}
 	const rbdvolume::DaemonConfigOutcome config = rbdvolume::loadDaemonConfig(configFile);
 	for (const rbdvolume::Diagnostic &problem : config.diagnostics)
-		std::fprintf(stderr, "<3>%s\n", problem.format().c_str());
+		rbdvolume::log::error(problem.format());
 	if (!config.ok()) {
-		std::fprintf(stderr, "<3>rbd-volumed: %s is invalid; not starting\n",
-			     configFile.c_str());
+		rbdvolume::log::error("rbd-volumed: " + configFile + " is invalid; not starting");
 		return 78; /* EX_CONFIG: a restart cannot help */
 	}
+	rbdvolume::log::setLevel(config.config.logLevel);
 	return rbdvolume::daemon::runDaemon(config.config);
 }
 
@@ -61,9 +62,12 @@ int main(int argc, char *argv[])
 	try {
 		return run(argc, argv);
 	} catch (const std::exception &error) {
-		std::fprintf(stderr, "<2>rbd-volumed: internal error: %s\n", error.what());
+		rbdvolume::log::write({ rbdvolume::log::Level::Crit,
+					std::string("rbd-volumed: internal error: ") + error.what(),
+					{} });
 	} catch (...) {
-		std::fprintf(stderr, "<2>rbd-volumed: internal error\n");
+		rbdvolume::log::write(
+			{ rbdvolume::log::Level::Crit, "rbd-volumed: internal error", {} });
 	}
 	return 1;
 }

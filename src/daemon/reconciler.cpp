@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <utility>
 
 #include "common/volume_name.hpp"
 #include "engine/reconcile.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -47,10 +47,11 @@ Result<void> Reconciler::start(std::function<void()> ready)
 			volume->facts.intent = intent;
 			refresh(name, *volume);
 		} else {
-			std::fprintf(stderr,
-				     "<4>intent '%s' recorded for '%s', which has no spec; "
-				     "ignored\n",
-				     intentName(intent), name.c_str());
+			log::write({ log::Level::Warning,
+				     std::string("intent '") + intentName(intent) +
+					     "' recorded for '" + name +
+					     "', which has no spec; ignored",
+				     { { "RBDV_VOLUME", name } } });
 		}
 	}
 	ready_ = std::move(ready);
@@ -86,6 +87,8 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 			continue;
 		const bool added = !volumes_.contains(name);
 		Volume &volume = volumes_[name];
+		if (added)
+			volume.record = VolumeRecord(!started_);
 		volume.shown.name = name;
 		VolumeFacts &facts = volume.facts;
 		facts.specFile = entry->file;
@@ -94,10 +97,13 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 		facts.specUsable = entry->spec != nullptr;
 		facts.generation++;
 		for (const Diagnostic &problem : entry->problems)
-			std::fprintf(stderr, "<3>%s\n", problem.format().c_str());
+			log::write(
+				{ log::Level::Err, problem.format(), { { "RBDV_VOLUME", name } } });
 		if (entry->missing)
-			std::fprintf(stderr, "<4>%s: removed; volume '%s' is left as it is\n",
-				     entry->file.c_str(), name.c_str());
+			log::write(
+				{ log::Level::Warning,
+				  entry->file + ": removed; volume '" + name + "' is left as it is",
+				  { { "RBDV_VOLUME", name } } });
 		if (entry->spec != volume.spec) {
 			volume.spec = entry->spec;
 			volume.failures = 0;
@@ -232,7 +238,7 @@ void Reconciler::markDirty(Volume &volume, bool forced)
 void Reconciler::scheduleDrain()
 {
 	if (auto scheduled = drain_.schedule(); !scheduled)
-		std::fprintf(stderr, "<3>%s\n", scheduled.error().message.c_str());
+		log::error(scheduled.error().message);
 }
 
 void Reconciler::drain()
@@ -310,14 +316,21 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 	std::optional<Error> failure = outcome.error;
 	volume->facts.lastError = outcome.error;
 	if (outcome.error) {
-		std::fprintf(stderr, "<3>volume '%s': %s\n", name.c_str(),
-			     outcome.error->message.c_str());
+		/* A failed step said so itself, with its fields. */
+		if (!outcome.stepFailed)
+			log::write({ log::Level::Err,
+				     "volume '" + name + "': " + outcome.error->message,
+				     { { "RBDV_VOLUME", name } } });
 		volume->failures++;
 		scheduleRetry(name, *volume);
 	} else {
 		volume->failures = 0;
 		if (volume->facts.sighting && !volume->facts.sighting->conflicts.empty())
 			failure = conflictsError(volume->facts.sighting->conflicts);
+		log::write({ log::Level::Debug,
+			     "volume '" + name + "': reconciled in " +
+				     std::to_string(outcome.passes) + " pass(es)",
+			     { { "RBDV_VOLUME", name } } });
 	}
 	answer(*volume, volume->episodesStarted, failure ? &*failure : nullptr);
 	refresh(name, *volume);
@@ -336,7 +349,7 @@ void Reconciler::scheduleRetry(const std::string &name, Volume &volume)
 			markDirty(*retried, true);
 	});
 	if (!armed)
-		std::fprintf(stderr, "<3>%s: %s\n", name.c_str(), armed.error().message.c_str());
+		log::error(name + ": " + armed.error().message);
 }
 
 void Reconciler::startSurvey()
@@ -377,8 +390,10 @@ void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,
 		    volume->episodesFinished != epochs[entry.name])
 			continue;
 		if (!entry.sighting) {
-			std::fprintf(stderr, "<4>cannot observe volume '%s': %s\n",
-				     entry.name.c_str(), entry.sighting.error().message.c_str());
+			log::write({ log::Level::Warning,
+				     "cannot observe volume '" + entry.name +
+					     "': " + entry.sighting.error().message,
+				     { { "RBDV_VOLUME", entry.name } } });
 			continue;
 		}
 		volume->facts.sighting = std::move(*entry.sighting);
@@ -425,6 +440,8 @@ void Reconciler::refresh(const std::string &name, Volume &volume)
 	VolumeStatus status = statusOf(name, volume.facts);
 	if (status == volume.shown)
 		return;
+	for (const log::Line &line : volume.record.changed(volume.shown, status))
+		log::write(line);
 	volume.shown = std::move(status);
 	if (listener_ != nullptr)
 		listener_->statusChanged(name);

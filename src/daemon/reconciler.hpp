@@ -20,6 +20,7 @@
 #include "common/sd_ptr.hpp"
 #include "daemon/event_sources.hpp"
 #include "daemon/spec_store.hpp"
+#include "daemon/volume_record.hpp"
 #include "daemon/volume_work.hpp"
 #include "daemon/worker_pool.hpp"
 #include "host/intent_files.hpp"
@@ -90,6 +91,7 @@ private:
 	struct Volume {
 		VolumeFacts facts;
 		VolumeStatus shown;
+		VolumeRecord record{ true };
 		std::shared_ptr<const VolumeSpec> spec;
 		bool dirty = false;
 		bool forced = false; /* run even while backing off */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "daemon/volume_record.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "journal/message_ids.hpp"
+
+namespace rbdvolume::daemon {
+
+namespace {
+
+/* Conflicts that are a refusal to format: the device holds something. */
+constexpr std::array<std::string_view, 5> FormatRefusals = {
+	"foreign-signature", "unknown-data",	"ambivalent-probe",
+	"lost-filesystem",   "blank-no-format",
+};
+
+log::MessageId conditionId(const Condition &condition)
+{
+	if (condition.type == "MapperLost")
+		return log::ids::MapperLost;
+	for (std::string_view refusal : FormatRefusals) {
+		if (condition.message.starts_with(refusal))
+			return log::ids::FormatRefused;
+	}
+	return {};
+}
+
+bool shown(const std::vector<Condition> &conditions, const Condition &condition)
+{
+	return std::find(conditions.begin(), conditions.end(), condition) != conditions.end();
+}
+
+std::string joined(const std::vector<std::string> &items)
+{
+	std::string text;
+	for (const std::string &item : items)
+		text += (text.empty() ? "" : ", ") + item;
+	return text;
+}
+
+std::vector<log::Field> fieldsOf(const VolumeStatus &status)
+{
+	std::vector<log::Field> fields = { { "RBDV_VOLUME", status.name },
+					   { "RBDV_PHASE", bus::phaseName(status.phase) } };
+	if (!status.device.empty())
+		fields.push_back({ "RBDV_DEVICE", status.device });
+	return fields;
+}
+
+} /* namespace */
+
+std::vector<log::Line> VolumeRecord::changed(const VolumeStatus &before, const VolumeStatus &after)
+{
+	std::vector<log::Line> lines;
+	if (after.phase == bus::Phase::Pending || after.phase == bus::Phase::Unknown)
+		return lines;
+	const bus::Phase settled = std::exchange(settled_, after.phase);
+	/* A start learns what was already so: that is no news. */
+	if (settled == bus::Phase::Unknown)
+		return lines;
+	for (const Condition &condition : after.conditions) {
+		if ((condition.type != "Conflict" && condition.type != "MapperLost") ||
+		    shown(before.conditions, condition))
+			continue;
+		auto fields = fieldsOf(after);
+		fields.push_back({ "RBDV_CONDITION", condition.type });
+		lines.push_back({ log::Level::Warning,
+				  "volume '" + after.name + "': " + condition.type + ": " +
+					  condition.message,
+				  std::move(fields), conditionId(condition) });
+	}
+	if (after.phase == settled)
+		return lines;
+	if (after.phase == bus::Phase::Up) {
+		std::string where = after.device;
+		if (!after.stagingPath.empty())
+			where += " staged at " + after.stagingPath;
+		if (!after.publishTargets.empty())
+			where += ", published at " + joined(after.publishTargets);
+		lines.push_back({ log::Level::Info, "volume '" + after.name + "' is up: " + where,
+				  fieldsOf(after), log::ids::VolumeUp });
+	} else if (after.phase == bus::Phase::Down && settled != bus::Phase::Invalid) {
+		lines.push_back(
+			{ log::Level::Info,
+			  "volume '" + after.name + "' is down: nothing of it is mapped or mounted",
+			  fieldsOf(after), log::ids::VolumeDown });
+	}
+	return lines;
+}
+
+} /* namespace rbdvolume::daemon */
