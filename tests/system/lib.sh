@@ -83,7 +83,7 @@ sys_install() {
 	for path in "${SYS_INSTALLED[@]}"; do
 		# shellcheck disable=SC2034 # the cases use them
 		case $path in
-		*/rbd-volumectl) SYS_BINDIR=${path%/*} ;;
+		*/bin/rbd-volumectl) SYS_BINDIR=${path%/*} ;;
 		*/rbd-volumed) SYS_SBINDIR=${path%/*} ;;
 		*/rbd-volumed.service) SYS_UNITDIR=${path%/*} ;;
 		*/dbus-1/system.d/org.rbdvolume1.conf) sys_include_bus_policy "${path%/*}" ;;
