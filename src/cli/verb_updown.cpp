@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
+#include <systemd/sd-daemon.h>
+
 #include "bus/client.hpp"
 #include "bus/errors.hpp"
+#include "bus/volume_properties.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/offline_down.hpp"
 #include "cli/verb_options.hpp"
@@ -93,6 +97,34 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 	return done;
 }
 
+/*
+ * Run as rbd-volume@NAME.service's ExecStart= (NotifyAccess=main), the
+ * unit's status says where the volume is, so `systemctl status` shows it to
+ * an operator who knows only systemctl: "up: /dev/rbd0 staged at
+ * /run/rbd-volume/staging/data, published at /srv/data". Also printed, for
+ * the unit's journal.
+ */
+void tellSystemd(const std::string &name)
+{
+	/* Read once, before any thread exists. */
+	if (std::getenv("NOTIFY_SOCKET") == nullptr) /* NOLINT(concurrency-mt-unsafe) */
+		return;
+	auto bus = bus::Client::open();
+	auto path = bus ? bus->volumePath(name) : tl::make_unexpected(bus.error());
+	auto shown = path ? bus->volumeProperties(*path) : tl::make_unexpected(path.error());
+	if (!shown)
+		return;
+	std::string text = std::string(bus::phaseName(shown->phase));
+	if (!shown->device.empty())
+		text += ": " + shown->device;
+	if (!shown->stagingPath.empty())
+		text += " staged at " + shown->stagingPath;
+	for (size_t i = 0; i < shown->publishTargets.size(); i++)
+		text += (i == 0 ? ", published at " : ", ") + shown->publishTargets[i];
+	(void)sd_notifyf(0, "STATUS=%s", text.c_str());
+	std::printf("%s: %s\n", name.c_str(), text.c_str());
+}
+
 /* `verb` is "up" or "down"; `member` the Manager method it calls. */
 int runVerb(std::string_view verb, const char *member, std::span<const std::string_view> args)
 {
@@ -112,6 +144,8 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 	const Result<void> done = setIntent(member, *name, options->wait, settings);
 	if (!done)
 		return reportFailure(std::string(verb) + " " + *name, done.error());
+	if (options->wait && verb == "up")
+		tellSystemd(*name);
 	if (options->verbose)
 		std::printf("%s: %.*s%s\n", name->c_str(), static_cast<int>(verb.size()),
 			    verb.data(), options->wait ? "" : " (requested)");
