@@ -20,6 +20,7 @@
 #include "csi/node_service.hpp"
 #include "csi/registration_server.hpp"
 #include "csi/shim_settings.hpp"
+#include "journal/log.hpp"
 
 #include <grpcpp/grpcpp.h>
 
@@ -143,5 +144,7 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+	rbdvolume::log::setLevel(settings->debug ? rbdvolume::log::Level::Debug
+						 : rbdvolume::log::Level::Info);
 	return serve(*settings);
 }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+
+#include "csi/volume_names.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::csi {
 
@@ -52,14 +54,28 @@ grpc::Status grpcStatusOf(const OpStatus &status)
 	return { grpc::StatusCode::INTERNAL, status.message };
 }
 
-/* The outcome of one call in the journal. */
-void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status &status)
+/*
+ * The outcome of one call in the journal: the CSI volume ID and our volume
+ * name for it, gRPC's code and how long the call took. Never a request's
+ * secrets: only the ID and the status's own message are read.
+ */
+void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status &status,
+		std::chrono::microseconds took)
 {
-	if (status.ok())
-		std::fprintf(stderr, "<6>%s %s: done\n", rpc, volumeId.c_str());
-	else
-		std::fprintf(stderr, "<3>%s %s: code %d: %s\n", rpc, volumeId.c_str(),
-			     static_cast<int>(status.error_code()), status.error_message().c_str());
+	const std::string code = std::to_string(static_cast<int>(status.error_code()));
+	log::Line line{ status.ok() ? log::Level::Info : log::Level::Err,
+			std::string(rpc) + " " + volumeId + ": " +
+				(status.ok() ? std::string("done")
+					     : "code " + code + ": " + status.error_message()),
+			{ { "RBDV_CSI_RPC", rpc },
+			  { "RBDV_CSI_VOLUME_ID", volumeId },
+			  { "RBDV_CSI_CODE", code },
+			  { "RBDV_RESULT", status.ok() ? "done" : "failed" },
+			  { "RBDV_DURATION_USEC", std::to_string(took.count()) } },
+			{} };
+	if (!volumeIdProblem(volumeId))
+		line.fields.push_back({ "RBDV_VOLUME", volumeNameFor(volumeId) });
+	log::write(line);
 }
 
 std::map<std::string, std::string>
@@ -200,10 +216,13 @@ template<typename Request, typename Response>
 grpc::Status NodeService::serve(const char *rpc, const grpc::ServerContext &context,
 				const Request &request, Response &response, Log log)
 {
+	const auto started = std::chrono::steady_clock::now();
 	grpc::Status status =
 		grpcStatusOf(perform(ops_, argsOf(request), deadlineOf(context), response));
 	if (!status.ok() || log == Log::Always)
-		logOutcome(rpc, request.volume_id(), status);
+		logOutcome(rpc, request.volume_id(), status,
+			   std::chrono::duration_cast<std::chrono::microseconds>(
+				   std::chrono::steady_clock::now() - started));
 	return status;
 }
 
