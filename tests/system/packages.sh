@@ -210,6 +210,15 @@ case_install() {
 	out=$(as_nobody busctl --system call org.rbdvolume1 /org/rbdvolume1 org.rbdvolume1.Manager Up sb x false 2>&1) &&
 		fail "nobody may call Up: $out"
 	[[ $out == *"Access denied"* ]] || fail "Up as nobody: expected a denial by the bus policy, got: $out"
+	# bash completion of rbd-volumectl: installed, registered, completing a verb
+	out=$(in_ct bash -c '. /usr/share/bash-completion/completions/rbd-volumectl && complete -p rbd-volumectl')
+	[ "$out" = "complete -F _rbd_volumectl rbd-volumectl" ] || fail "bash completion: $out"
+	[ "$(completion rbd-volumectl recon)" = reconcile ] || fail "'recon' completes to '$(completion rbd-volumectl recon)'"
+	[ "$(completion rbd-volumectl up --no)" = --no-wait ] || fail "'up --no' completes to '$(completion rbd-volumectl up --no)'"
+	in_ct test -s /usr/share/zsh/vendor-completions/_rbd-volumectl || fail "no zsh completion"
+	# The journal's catalog, read by postinst's journalctl --update-catalog.
+	out=$(in_ct journalctl --list-catalog 2>/dev/null | grep -c '^[0-9a-f]\{32\} rbd-volume: ' || true)
+	[ "$out" = 7 ] || fail "journalctl --list-catalog shows $out rbd-volume entries, not 7"
 	# Conffiles: everything under /etc.
 	out=$(in_ct dpkg-query -W -f='${Conffiles}' rbd-volume)
 	[[ $out == *"/etc/rbd-volume/rbd-volumed.toml "* ]] || fail "rbd-volume's conffiles: $out"
@@ -223,8 +232,14 @@ case_install() {
 	done
 }
 
+# completion WORD...: what bash completes the last WORD to, as a user's TAB would
+completion() {
+	in_ct bash -c '. /usr/share/bash-completion/completions/rbd-volumectl
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rbd_volumectl; echo "${COMPREPLY[*]}"' completion "$@"
+}
+
 case_start_volume() {
-	local mounts loops volume_id fuse_id pid
+	local mounts loops volume_id fuse_id pid out
 	write_spec demo
 	ctl check /etc/rbd-volume/volumes/demo.toml >/dev/null ||
 		fail "the spec is invalid: $(ctl check /etc/rbd-volume/volumes/demo.toml | head -n 1)"
@@ -244,6 +259,13 @@ case_start_volume() {
 	[ -n "$loops" ] || fail "no loop device of demo"
 	if [ -z "$volume_id" ] || [ -z "$fuse_id" ]; then fail "rbd-volume@demo or rbd-fuse@demo has no InvocationID"; fi
 	[ "$pid" != 0 ] || fail "rbd-volumed has no main process"
+	# what an operator reads: the completion of its name, the unit's status,
+	# the format in the journal with the catalog's explanation
+	[ "$(completion rbd-volumectl status de)" = demo ] || fail "'status de' completes to '$(completion rbd-volumectl status de)'"
+	[[ $(in_ct systemctl status --no-pager rbd-volume@demo.service || true) == *"Status: \"up: /dev/loop"* ]] ||
+		fail "systemctl status rbd-volume@demo shows no phase: $(in_ct systemctl status --no-pager rbd-volume@demo.service | head -n 8)"
+	out=$(in_ct journalctl --no-pager -q -x MESSAGE_ID=d6b77c6b471548edb4a874ffd0f7f0bb)
+	[[ $out == *"rbd-volume formatted /dev/loop"*"for volume demo"* ]] || fail "journalctl -x shows no catalog text: $out"
 	save loops "$loops"
 	save fuse_invocation "$fuse_id"
 	save daemon_pid "$pid"

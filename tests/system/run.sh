@@ -25,6 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/csi_cases.sh" "${1:-}"
 # shellcheck source=tests/system/hostile_cases.sh
 . "$here/hostile_cases.sh"
+# shellcheck source=tests/system/record_cases.sh
+. "$here/record_cases.sh"
 
 usage() {
 	echo "usage: tests/system/run.sh BUILD_DIR [CASE...]" >&2
