@@ -25,6 +25,7 @@ Sighting sight(const ObservedVolume &observed, const Plan &plan)
 	if (!seen.targets.empty() && seen.stage == bus::Stage::Staged)
 		seen.stage = bus::Stage::Published;
 	seen.conflicts = plan.conflicts;
+	seen.intent = plan.intent;
 	seen.converged = plan.empty() && plan.conflicts.empty();
 	/* A record that lags the host (a crash mid-down left mapped-device=) is worth a pass too. */
 	seen.planned = !plan.empty() || observed.recordStale;
@@ -55,7 +56,8 @@ bus::Phase phaseOf(const VolumeFacts &facts)
 		return bus::Phase::Failed;
 	if (!facts.intent)
 		return seen.anythingOurs ? bus::Phase::Unmanaged : bus::Phase::Down;
-	if (!seen.converged || facts.busy)
+	/* Asked to go the other way: not there until a pass has seen it. */
+	if (!seen.converged || facts.busy || seen.intent != *facts.intent)
 		return bus::Phase::Pending;
 	return *facts.intent == Intent::Up ? bus::Phase::Up : bus::Phase::Down;
 }

@@ -25,8 +25,9 @@ struct Sighting {
 	std::string stagingPath;
 	std::vector<std::string> targets; /* our mounts on publish targets */
 	std::vector<Conflict> conflicts;
-	bool converged = false; /* nothing to do for the intent it was observed with */
-	bool planned = false;	/* a pass would run steps, or tidy the record */
+	Intent intent = Intent::Up; /* what it was observed against */
+	bool converged = false;	    /* nothing to do for that intent */
+	bool planned = false;	    /* a pass would run steps, or tidy the record */
 	bool anythingOurs = false;
 
 	bool operator==(const Sighting &) const = default;

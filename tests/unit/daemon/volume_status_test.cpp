@@ -60,6 +60,7 @@ VolumeFacts absentFacts(std::optional<Intent> intent)
 	facts.specUsable = true;
 	facts.intent = intent;
 	facts.sighting = Sighting{};
+	facts.sighting->intent = intent.value_or(Intent::Up);
 	facts.sighting->converged = intent != Intent::Up;
 	facts.sighting->planned = intent == Intent::Up;
 	return facts;
@@ -161,6 +162,14 @@ std::vector<PhaseCase> phaseCases()
 	facts.sighting->converged = false;
 	facts.sighting->planned = true;
 	add("down wanted, still up", facts, "pending");
+
+	facts = upFacts();
+	facts.intent = Intent::Down;
+	add("down just asked, the last sighting converged for up", facts, "pending");
+
+	facts = absentFacts(Intent::Down);
+	facts.intent = Intent::Up;
+	add("up just asked, the last sighting converged for down", facts, "pending");
 	return cases;
 }
 
