@@ -25,7 +25,7 @@ namespace {
 class NoCluster : public Images
 {
 public:
-	Result<Change> ensureImage(const ImageRequest &request) override
+	Result<ImageChange> ensureImage(const ImageRequest &request) override
 	{
 		return fail(Errc::Internal,
 			    "a teardown does not create " + request.image.display());

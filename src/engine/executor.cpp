@@ -137,13 +137,14 @@ Result<Change> Run::operator()(const StopOrphanStep & /*unused*/)
 	return host_.mapper.stopOrphan(mapping_);
 }
 
-Result<Change> Run::operator()(const EnsureImageStep &s)
+Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
 {
 	stepDevice_ = device_;
-	if (const auto &create = spec_.image.create)
-		detail_ = (s.grow ? "grown to " : "created or grown to ") +
-			  std::to_string(create->sizeBytes) + " bytes";
-	return host_.images.ensureImage(image_);
+	auto ensured = host_.images.ensureImage(image_);
+	if (!ensured)
+		return tl::make_unexpected(ensured.error());
+	detail_ = std::move(ensured->detail);
+	return ensured->change;
 }
 
 Result<Change> Run::operator()(const MapStep & /*unused*/)

@@ -27,6 +27,12 @@ namespace rbdvolume {
 
 enum class Change : uint8_t { Unchanged, Changed };
 
+/* What ensuring an image did, for the record: "created, 256 MiB", "grown from 64 MiB to 96 MiB". */
+struct ImageChange {
+	Change change = Change::Unchanged;
+	std::string detail; /* empty when unchanged */
+};
+
 /* What a mapper needs of a volume: its name, image, cluster and [map]; nothing of its filesystem. */
 struct MapRequest {
 	std::string volume;
@@ -136,7 +142,7 @@ public:
 	 * The image exists: created from request.image.create when missing,
 	 * grown (never shrunk) to its size; a mismatch is Errc::Conflict.
 	 */
-	virtual Result<Change> ensureImage(const ImageRequest &request) = 0;
+	virtual Result<ImageChange> ensureImage(const ImageRequest &request) = 0;
 	/*
 	 * Before a read-write map: Errc::Busy, naming the clients, when another
 	 * client has the image open (a watcher or the exclusive lock). Fine for

@@ -77,7 +77,7 @@ TEST(CephConnection, AKeyfileWithTheRightKeyConnects)
 
 	auto result = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(result) << result.error().message;
-	EXPECT_EQ(*result, Change::Changed);
+	EXPECT_EQ(result->change, Change::Changed);
 }
 
 TEST(CephConnection, MonitorsInTheSpecNeedNoConfFile)
@@ -124,7 +124,7 @@ TEST(CephConnection, UnreachableMonitorsTimeOutWithinTheBoundAndAreRetried)
 	spec.cluster.monitors = { "v2:" + cluster().env().monHost };
 	auto reachable = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(reachable) << reachable.error().message;
-	EXPECT_EQ(*reachable, Change::Changed);
+	EXPECT_EQ(reachable->change, Change::Changed);
 }
 
 TEST(CephConnection, OneConnectionPerIdentityIsReused)

@@ -32,10 +32,12 @@ TEST_F(EnsureImage, CreatesAMissingImageOnceWithTheListedFeatures)
 
 	auto first = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(first) << first.error().message;
-	EXPECT_EQ(*first, Change::Changed);
+	EXPECT_EQ(first->change, Change::Changed);
+	EXPECT_EQ(first->detail, "created, 64 MiB");
 	auto second = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(second) << second.error().message;
-	EXPECT_EQ(*second, Change::Unchanged);
+	EXPECT_EQ(second->change, Change::Unchanged);
+	EXPECT_EQ(second->detail, "");
 
 	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
@@ -55,13 +57,13 @@ TEST_F(EnsureImage, CreatesWithTheClusterDefaultsWhenNoFeaturesAreListed)
 
 	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
-	EXPECT_EQ(*created, Change::Changed);
+	EXPECT_EQ(created->change, Change::Changed);
 	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(comparableFeatures(info->features), uint64_t{ RBD_FEATURES_DEFAULT });
 	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
-	EXPECT_EQ(*again, Change::Unchanged);
+	EXPECT_EQ(again->change, Change::Unchanged);
 }
 
 /* librbd drops striping without a stripe unit or count, which a spec cannot set. */
@@ -72,10 +74,10 @@ TEST_F(EnsureImage, ListedStripingDoesNotMakeTheNextPassAConflict)
 
 	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
-	EXPECT_EQ(*created, Change::Changed);
+	EXPECT_EQ(created->change, Change::Changed);
 	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
-	EXPECT_EQ(*again, Change::Unchanged);
+	EXPECT_EQ(again->change, Change::Unchanged);
 }
 
 TEST_F(EnsureImage, AnImageWithOtherFeaturesIsAConflict)
@@ -119,11 +121,12 @@ TEST_F(EnsureImage, ASmallerImageIsGrown)
 
 	auto grown = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(grown) << grown.error().message;
-	EXPECT_EQ(*grown, Change::Changed);
+	EXPECT_EQ(grown->change, Change::Changed);
+	EXPECT_EQ(grown->detail, "grown from 32 MiB to 96 MiB");
 	EXPECT_EQ(sizeOf(spec), 96 * MiB);
 	auto again = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(again) << again.error().message;
-	EXPECT_EQ(*again, Change::Unchanged);
+	EXPECT_EQ(again->change, Change::Unchanged);
 	/* The grow left no watcher of ours behind. */
 	auto info = ceph_.imageInfo(imageRequestOf(spec));
 	ASSERT_TRUE(info) << info.error().message;
@@ -137,7 +140,7 @@ TEST_F(EnsureImage, AnExistingImageWithoutCreateIsLeftAlone)
 
 	auto result = ceph_.ensureImage(imageRequestOf(specFor(name)));
 	ASSERT_TRUE(result) << result.error().message;
-	EXPECT_EQ(*result, Change::Unchanged);
+	EXPECT_EQ(result->change, Change::Unchanged);
 }
 
 TEST_F(EnsureImage, AMissingImageWithoutCreateIsNotFound)
@@ -178,7 +181,7 @@ TEST_F(EnsureImage, ASnapshotIsOnlyCheckedForExistence)
 
 	auto present = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(present) << present.error().message;
-	EXPECT_EQ(*present, Change::Unchanged);
+	EXPECT_EQ(present->change, Change::Unchanged);
 	EXPECT_EQ(sizeOf(specFor(name)), 8 * MiB);
 
 	spec.image.snapshot = "nope";
@@ -206,7 +209,7 @@ TEST_F(EnsureImage, CreatesInAnExistingNamespaceOnly)
 
 	auto created = ceph_.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(created) << created.error().message;
-	EXPECT_EQ(*created, Change::Changed);
+	EXPECT_EQ(created->change, Change::Changed);
 	EXPECT_NE(rbdAdmin({ "ls", "rbd/" + space }).find(spec.image.name), std::string::npos);
 
 	spec.image.radosNamespace = "no-such-namespace";

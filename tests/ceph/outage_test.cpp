@@ -66,7 +66,7 @@ TEST_F(Outage, CallsTimeOutWhileTheClusterIsDownAndSucceedOnceItIsBack)
 	startCluster();
 	auto back = ceph.ensureImage(imageRequestOf(spec));
 	ASSERT_TRUE(back) << back.error().message;
-	EXPECT_EQ(*back, Change::Unchanged);
+	EXPECT_EQ(back->change, Change::Unchanged);
 }
 
 } /* namespace */

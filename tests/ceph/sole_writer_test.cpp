@@ -86,7 +86,7 @@ TEST_F(SoleWriter, AnImageInUseIsGrownThroughItsLockOwner)
 
 	auto grown = ceph_.ensureImage(imageRequestOf(larger));
 	ASSERT_TRUE(grown) << grown.error().message;
-	EXPECT_EQ(*grown, Change::Changed);
+	EXPECT_EQ(grown->change, Change::Changed);
 	auto info = ceph_.imageInfo(imageRequestOf(spec_));
 	ASSERT_TRUE(info) << info.error().message;
 	EXPECT_EQ(info->sizeBytes, 48 * MiB);

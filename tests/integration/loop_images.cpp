@@ -130,7 +130,7 @@ Result<Change> LoopImages::unmap(const MapRequest &spec, const std::string &devi
 	return detachUnmountedLoop(device);
 }
 
-Result<Change> LoopImages::ensureImage(const ImageRequest &spec)
+Result<ImageChange> LoopImages::ensureImage(const ImageRequest &spec)
 {
 	struct stat st {
 	};
@@ -138,16 +138,16 @@ Result<Change> LoopImages::ensureImage(const ImageRequest &spec)
 		/* As librbd's resize would: grow to the spec's size, never shrink. */
 		if (!spec.image.create ||
 		    spec.image.create->sizeBytes <= static_cast<uint64_t>(st.st_size))
-			return Change::Unchanged;
+			return ImageChange{};
 		if (auto grown = resizeImage(spec.image, spec.image.create->sizeBytes); !grown)
 			return tl::make_unexpected(grown.error());
-		return Change::Changed;
+		return ImageChange{ Change::Changed, "grown" };
 	}
 	if (!spec.image.create)
 		return fail(Errc::NotFound, "image " + spec.image.display() + " does not exist");
 	if (auto made = createImage(spec.image, spec.image.create->sizeBytes); !made)
 		return tl::make_unexpected(made.error());
-	return Change::Changed;
+	return ImageChange{ Change::Changed, "created" };
 }
 
 } /* namespace rbdvolume::testing */

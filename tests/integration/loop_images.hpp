@@ -35,7 +35,7 @@ public:
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const ImageRequest &spec) override;
+	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	/* Loop "images" have no other clients. */
 	Result<void> checkSoleWriter(const ImageRequest & /*spec*/) override { return {}; }
 

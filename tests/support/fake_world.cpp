@@ -436,7 +436,7 @@ Result<Change> FakeWorld::unmap(const MapRequest &request, const std::string &de
 	return Change::Changed;
 }
 
-Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
+Result<ImageChange> FakeWorld::ensureImage(const ImageRequest &request)
 {
 	const Fault *f = fault(FakeOp::EnsureImage);
 	if (f && !f->effect)
@@ -445,13 +445,13 @@ Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
 	if (images_.contains(key)) {
 		/* As librbd's resize would: grow to the spec's size, never shrink. */
 		FakeImage &image = images_.at(key);
-		Change change = Change::Unchanged;
+		ImageChange change;
 		if (request.image.create && request.image.create->sizeBytes > image.size) {
 			image.size = request.image.create->sizeBytes;
 			log_.push_back("resize " + key);
-			change = Change::Changed;
+			change = { Change::Changed, "grown" };
 		}
-		return f ? Result<Change>(faultError(FakeOp::EnsureImage)) : change;
+		return f ? Result<ImageChange>(faultError(FakeOp::EnsureImage)) : change;
 	}
 	if (!request.image.create)
 		return fail(Errc::NotFound, "image " + key + " does not exist");
@@ -460,7 +460,7 @@ Result<Change> FakeWorld::ensureImage(const ImageRequest &request)
 	log_.push_back("create " + key);
 	if (f)
 		return faultError(FakeOp::EnsureImage);
-	return Change::Changed;
+	return ImageChange{ Change::Changed, "created" };
 }
 
 Result<std::string> FakeWorld::format(const std::string &device, const FilesystemSpec &fs)

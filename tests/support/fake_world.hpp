@@ -131,7 +131,7 @@ public:
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const ImageRequest &request) override;
+	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);

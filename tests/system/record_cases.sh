@@ -55,6 +55,8 @@ for text in sys.stdin:
         sys.exit("no RBDV_DEVICE in: " + e["MESSAGE"])
     if e["RBDV_STEP"] == "format-if-blank" and "mkfs.ext4" not in e.get("RBDV_DETAIL", ""):
         sys.exit("the format does not name its mkfs: " + e["MESSAGE"])
+    if e["RBDV_STEP"] == "ensure-image" and not e.get("RBDV_DETAIL", "").startswith("created, "):
+        sys.exit("the image line does not say it was created: " + e["MESSAGE"])
     out.append(e["RBDV_STEP"] + ":" + e["RBDV_RESULT"])
 print(" ".join(out))'
 }

@@ -97,8 +97,8 @@ Result<void> checkFeatures(const RbdImage &opened, const ImageSpec &image)
 }
 
 /* An existing image against [image.create]: same features, never larger, grown if smaller. */
-Result<Change> reconcileExisting(rados_ioctx_t ioctx, const RbdImage &opened,
-				 const ImageSpec &image, const CallContext &context)
+Result<ImageChange> reconcileExisting(rados_ioctx_t ioctx, const RbdImage &opened,
+				      const ImageSpec &image, const CallContext &context)
 {
 	auto featuresOk = checkFeatures(opened, image);
 	if (!featuresOk)
@@ -108,7 +108,7 @@ Result<Change> reconcileExisting(rados_ioctx_t ioctx, const RbdImage &opened,
 		return tl::make_unexpected(size.error());
 	const uint64_t wanted = image.create->sizeBytes;
 	if (*size == wanted)
-		return Change::Unchanged;
+		return ImageChange{};
 	if (*size > wanted)
 		return fail(Errc::Conflict, "image " + headOf(image).display + " is " +
 						    sizeText(*size) + ", larger than the spec's " +
@@ -121,22 +121,23 @@ Result<Change> reconcileExisting(rados_ioctx_t ioctx, const RbdImage &opened,
 	auto grown = writable->grow(wanted);
 	if (!grown)
 		return tl::make_unexpected(grown.error());
-	return Change::Changed;
+	return ImageChange{ Change::Changed,
+			    "grown from " + sizeText(*size) + " to " + sizeText(wanted) };
 }
 
-Result<Change> inspectExisting(rados_ioctx_t ioctx, const ImageSpec &image,
-			       const CallContext &context)
+Result<ImageChange> inspectExisting(rados_ioctx_t ioctx, const ImageSpec &image,
+				    const CallContext &context)
 {
 	auto opened = RbdImage::openReadOnly(ioctx, headOf(image), context);
 	if (!opened)
 		return tl::make_unexpected(opened.error());
 	if (!image.create)
-		return Change::Unchanged;
+		return ImageChange{};
 	return reconcileExisting(ioctx, *opened, image, context);
 }
 
-Result<Change> createMissing(rados_ioctx_t ioctx, const ImageSpec &image,
-			     const CallContext &context)
+Result<ImageChange> createMissing(rados_ioctx_t ioctx, const ImageSpec &image,
+				  const CallContext &context)
 {
 	auto inNamespace = namespaceExists(ioctx, image, context);
 	if (!inNamespace)
@@ -148,7 +149,8 @@ Result<Change> createMissing(rados_ioctx_t ioctx, const ImageSpec &image,
 			    ENOENT);
 	auto created = createImage(ioctx, image, context);
 	if (created)
-		return Change::Changed;
+		return ImageChange{ Change::Changed,
+				    "created, " + sizeText(image.create->sizeBytes) };
 	/* Someone else created it meanwhile: judge theirs like any existing image. */
 	if (created.error().sysErrno == EEXIST)
 		return inspectExisting(ioctx, image, context);
@@ -156,8 +158,8 @@ Result<Change> createMissing(rados_ioctx_t ioctx, const ImageSpec &image,
 }
 
 /* With a snapshot only its existence counts: snapshots are never created or resized. */
-Result<Change> ensureSnapshot(rados_ioctx_t ioctx, const ImageSpec &image,
-			      const CallContext &context)
+Result<ImageChange> ensureSnapshot(rados_ioctx_t ioctx, const ImageSpec &image,
+				   const CallContext &context)
 {
 	auto head = RbdImage::openReadOnly(ioctx, headOf(image), context);
 	if (!head && head.error().code == Errc::NotFound)
@@ -176,10 +178,11 @@ Result<Change> ensureSnapshot(rados_ioctx_t ioctx, const ImageSpec &image,
 			    ENOENT);
 	if (!snapshot)
 		return tl::make_unexpected(snapshot.error());
-	return Change::Unchanged;
+	return ImageChange{};
 }
 
-Result<Change> ensureOn(rados_ioctx_t ioctx, const ImageSpec &image, const CallContext &context)
+Result<ImageChange> ensureOn(rados_ioctx_t ioctx, const ImageSpec &image,
+			     const CallContext &context)
 {
 	if (!image.snapshot.empty())
 		return ensureSnapshot(ioctx, image, context);
@@ -260,7 +263,7 @@ void LibrbdCluster::settle(const ImageRequest &request, const Session &session, 
 		connections_.drop(request.cluster, session.connection);
 }
 
-Result<Change> LibrbdCluster::ensureImage(const ImageRequest &request)
+Result<ImageChange> LibrbdCluster::ensureImage(const ImageRequest &request)
 {
 	auto session = openSession(request);
 	if (!session)

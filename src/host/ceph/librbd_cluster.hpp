@@ -26,7 +26,7 @@ public:
 	 * it is larger than the spec's size (never shrunk); grown when smaller.
 	 * With a snapshot in the spec, only its existence is checked.
 	 */
-	Result<Change> ensureImage(const ImageRequest &request) override;
+	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 
 	/* The image (or the spec's snapshot of it) as a read-only open sees it. */
 	virtual Result<ImageInfo> imageInfo(const ImageRequest &request);

@@ -111,7 +111,7 @@ Result<Change> DryRunHost::unmap(const MapRequest &request, const std::string &d
 	return refused("unmap " + device);
 }
 
-Result<Change> DryRunHost::ensureImage(const ImageRequest &request)
+Result<ImageChange> DryRunHost::ensureImage(const ImageRequest &request)
 {
 	return refused("create " + request.image.display());
 }

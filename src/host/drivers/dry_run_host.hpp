@@ -48,7 +48,7 @@ private:
 	{
 		return Change::Unchanged;
 	}
-	Result<Change> ensureImage(const ImageRequest &request) override;
+	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;

@@ -191,7 +191,7 @@ Result<Change> SafeWorld::unmap(const MapRequest &spec, const std::string &devic
 	return FakeWorld::unmap(spec, device);
 }
 
-Result<Change> SafeWorld::ensureImage(const ImageRequest &spec)
+Result<ImageChange> SafeWorld::ensureImage(const ImageRequest &spec)
 {
 	const Call call(*this, FakeOp::EnsureImage, spec.volume);
 	return FakeWorld::ensureImage(spec);

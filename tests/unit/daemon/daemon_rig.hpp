@@ -80,7 +80,7 @@ public:
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const MapRequest &spec) override;
 	Result<Change> unmap(const MapRequest &spec, const std::string &device) override;
-	Result<Change> ensureImage(const ImageRequest &spec) override;
+	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	Result<void> checkSoleWriter(const ImageRequest &spec) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
