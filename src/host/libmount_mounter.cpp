@@ -21,8 +21,8 @@
 #include "common/paths.hpp"
 #include "engine/observer.hpp"
 #include "host/fs_util.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/mount_marker.hpp"
+#include "host/proc_mount_table.hpp"
 #include "host/safe_path.hpp"
 #include "host/utab.hpp"
 

@@ -17,9 +17,9 @@
 #include "host/blkid_block_probe.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_tools.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
+#include "host/proc_mount_table.hpp"
 #include "loop_images.hpp"
 
 namespace rbdvolume::bench {
@@ -33,7 +33,7 @@ struct Rig {
 						 images, formatter, records }
 	{
 	}
-	LibmountMountTable table;
+	ProcMountTable table;
 	LibmountMounter mounter;
 	BlkidBlockProbe probe;
 	testing::LoopImages images;

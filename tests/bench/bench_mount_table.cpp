@@ -14,7 +14,7 @@
 
 #include "bench_main.hpp"
 #include "engine/observer.hpp"
-#include "host/libmount_mount_table.hpp"
+#include "host/proc_mount_table.hpp"
 
 namespace rbdvolume::bench {
 
@@ -22,7 +22,7 @@ namespace {
 
 size_t tableSize()
 {
-	auto entries = LibmountMountTable().read();
+	auto entries = ProcMountTable().read();
 	return entries ? entries->size() : 0;
 }
 
@@ -59,7 +59,7 @@ int run()
 	size_t made = 0;
 	for (const size_t size : { size_t{ 1000 }, size_t{ 2500 }, size_t{ 5000 } }) {
 		growTable(source, size, made);
-		LibmountMountTable table;
+		ProcMountTable table;
 		/* The kernel's share: mountinfo read whole, without parsing. */
 		const double kernel = bench::medianMicros(50, [] {
 			std::string text;

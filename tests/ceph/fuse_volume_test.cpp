@@ -21,9 +21,9 @@
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_tools.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
+#include "host/proc_mount_table.hpp"
 #include "image_holder.hpp"
 #include "integration_env.hpp"
 #include "shell.hpp"
@@ -120,7 +120,7 @@ protected:
 	DirectUnits units_;
 	std::unique_ptr<FuseMapper> fuse_;
 	LibrbdCluster cluster_{ CephTimeouts{} };
-	LibmountMountTable table_;
+	ProcMountTable table_;
 	LibmountMounter mounter_;
 	BlkidBlockProbe probe_;
 	PosixCommandRunner runner_;

@@ -10,9 +10,9 @@
 #include "engine/reconcile.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/fs_tools.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
+#include "host/proc_mount_table.hpp"
 #include "loop_images.hpp"
 
 namespace rbdvolume::testing {
@@ -21,7 +21,7 @@ namespace rbdvolume::testing {
 struct RealHost {
 	explicit RealHost(const std::string &dir, ToolConfig tools = {});
 
-	LibmountMountTable table;
+	ProcMountTable table;
 	LibmountMounter mounter;
 	BlkidBlockProbe probe;
 	LoopImages images;

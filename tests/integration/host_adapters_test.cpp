@@ -20,9 +20,9 @@
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_util.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/mount_monitor.hpp"
+#include "host/proc_mount_table.hpp"
 #include "integration_env.hpp"
 #include "shell.hpp"
 
@@ -513,7 +513,7 @@ TEST(MountTable, ReadsTheKernelTable)
 	const std::string target = freshDir("table") + "/tmp";
 	ASSERT_TRUE(makeDirectories(target));
 	ASSERT_EQ(::mount("rbdv-table-test", target.c_str(), "tmpfs", MS_RDONLY, nullptr), 0);
-	LibmountMountTable table;
+	ProcMountTable table;
 	auto entries = table.read();
 	ASSERT_TRUE(entries) << entries.error().message;
 	const auto it = std::find_if(entries->begin(), entries->end(),

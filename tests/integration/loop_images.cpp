@@ -12,7 +12,7 @@
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
-#include "host/libmount_mount_table.hpp"
+#include "host/proc_mount_table.hpp"
 
 namespace rbdvolume::testing {
 

@@ -13,8 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "host/fs_util.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
+#include "host/proc_mount_table.hpp"
 #include "host/safe_path.hpp"
 #include "integration_env.hpp"
 #include "shell.hpp"
@@ -56,7 +56,7 @@ protected:
 	/* Mounts anywhere below the test's directory, as the kernel lists them. */
 	static size_t mountsBelow(const std::string &path)
 	{
-		auto table = LibmountMountTable().read();
+		auto table = ProcMountTable().read();
 		size_t count = 0;
 		for (const MountEntry &entry : table.value_or(std::vector<MountEntry>{}))
 			count += entry.target.rfind(path, 0) == 0 ? 1U : 0U;

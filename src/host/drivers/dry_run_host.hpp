@@ -13,9 +13,9 @@
 #include "host/command_runner.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/nbd/nbd_mapper.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/mapping_discovery.hpp"
 #include "host/ownership_files.hpp"
+#include "host/proc_mount_table.hpp"
 
 namespace rbdvolume {
 
@@ -65,7 +65,7 @@ private:
 	/* The drivers' own commands are refused. */
 	Result<CommandOutput> run(const Command &command) override;
 
-	LibmountMountTable table_;
+	ProcMountTable table_;
 	BlkidBlockProbe probe_;
 	OwnershipFiles records_;
 	SystemRoots roots_;

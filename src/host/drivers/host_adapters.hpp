@@ -16,9 +16,9 @@
 #include "host/drivers/mapper_set.hpp"
 #include "host/drivers/nbd/nbd_mapper.hpp"
 #include "host/fs_tools.hpp"
-#include "host/libmount_mount_table.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
+#include "host/proc_mount_table.hpp"
 #include "host/unit_control.hpp"
 
 namespace rbdvolume {
@@ -42,7 +42,7 @@ private:
 	NbdMapper nbd_;
 	FuseMapper fuse_;
 	MapperSet mappers_;
-	LibmountMountTable table_;
+	ProcMountTable table_;
 	LibmountMounter mounter_;
 	BlkidBlockProbe probe_;
 	ToolFilesystems filesystems_;

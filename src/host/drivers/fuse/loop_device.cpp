@@ -16,7 +16,7 @@
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 #include "host/fs_util.hpp"
-#include "host/libmount_mount_table.hpp"
+#include "host/proc_mount_table.hpp"
 
 namespace rbdvolume {
 
@@ -92,7 +92,7 @@ Result<Change> detachUnmountedLoop(const std::string &device, std::chrono::milli
 	if (std::none_of(loops->begin(), loops->end(),
 			 [&](const LoopInfo &l) { return l.device == device; }))
 		return Change::Unchanged;
-	auto mounts = LibmountMountTable().read();
+	auto mounts = ProcMountTable().read();
 	if (!mounts)
 		return tl::make_unexpected(mounts.error());
 	for (const MountEntry &m : *mounts) {

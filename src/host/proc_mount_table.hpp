@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The MountTable port over libmount: mountinfo merged with utab (our markers). */
+/*
+ * The MountTable port: /proc/self/mountinfo joined with libmount's utab,
+ * where our marker lives, each read once and whole (host/mountinfo).
+ */
 #pragma once
 
 #include "engine/ports.hpp"
 
 namespace rbdvolume {
 
-class LibmountMountTable : public MountTable
+class ProcMountTable : public MountTable
 {
 public:
 	Result<std::vector<MountEntry>> read() override;
