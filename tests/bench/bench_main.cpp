@@ -2,8 +2,10 @@
 #include "bench_main.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +85,57 @@ double medianMicros(int runs, const std::function<void()> &body, const std::func
 	}
 	std::sort(times.begin(), times.end());
 	return times.at(times.size() / 2);
+}
+
+Figure figureOf(std::vector<double> samples)
+{
+	if (samples.empty())
+		return {};
+	std::sort(samples.begin(), samples.end());
+	const auto at = [&samples](double q) {
+		return samples.at(static_cast<size_t>(
+			std::lround(q * static_cast<double>(samples.size() - 1))));
+	};
+	return { at(0.5), at(0.25), at(0.75), samples.front(), samples.back() };
+}
+
+std::string figureText(const Figure &figure, double scale)
+{
+	std::array<char, 96> text{};
+	std::snprintf(text.data(), text.size(), "%.2f (%.2f-%.2f)", figure.median / scale,
+		      figure.q1 / scale, figure.q3 / scale);
+	return text.data();
+}
+
+std::vector<std::vector<double>> interleavedMicros(int rounds,
+						   const std::vector<std::function<void()>> &ways)
+{
+	std::vector<std::vector<double>> samples(ways.size());
+	for (int round = 0; round < rounds; round++) {
+		for (size_t way = 0; way < ways.size(); way++) {
+			const auto start = std::chrono::steady_clock::now();
+			ways[way]();
+			samples[way].push_back(std::chrono::duration<double, std::micro>(
+						       std::chrono::steady_clock::now() - start)
+						       .count());
+		}
+	}
+	return samples;
+}
+
+std::string ratioText(const std::vector<double> &a, const std::vector<double> &b)
+{
+	std::vector<double> ratios;
+	for (size_t i = 0; i < std::min(a.size(), b.size()); i++) {
+		if (b[i] > 0)
+			ratios.push_back(a[i] / b[i]);
+	}
+	const Figure ratio = figureOf(ratios);
+	std::string text = figureText(ratio);
+	if (ratio.q3 - ratio.q1 > std::abs(ratio.median - 1))
+		return "no ratio: its spread " + text +
+		       " is wider than its distance from 1 (no difference to tell)";
+	return text;
 }
 
 void mustRun(const std::vector<std::string> &argv)

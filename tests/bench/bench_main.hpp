@@ -18,6 +18,34 @@ void leaveSandbox();
 double medianMicros(int runs, const std::function<void()> &body,
 		    const std::function<void()> &setup = {});
 
+/* A figure over its samples: the median and the spread around it. */
+struct Figure {
+	double median = 0;
+	double q1 = 0; /* the quartiles: half the samples lie between them */
+	double q3 = 0;
+	double min = 0;
+	double max = 0;
+};
+Figure figureOf(std::vector<double> samples);
+
+/* "1.23 (1.10-1.40)": the median and the interquartile range, divided by `scale`. */
+std::string figureText(const Figure &figure, double scale = 1);
+
+/*
+ * Times each way in turn, round by round (A B C, A B C, ...), so that a
+ * change in the machine's load falls on every way alike. Each way's
+ * samples in microseconds, `rounds` of them, in the order taken.
+ */
+std::vector<std::vector<double>> interleavedMicros(int rounds,
+						   const std::vector<std::function<void()>> &ways);
+
+/*
+ * The ratio of `a` over `b`, taken round by round from samples taken in
+ * turn: "0.41 (0.38-0.45)", or why no ratio is printed when its spread
+ * is wider than its distance from 1 (the machine's noise, not an effect).
+ */
+std::string ratioText(const std::vector<double> &a, const std::vector<double> &b);
+
 /* Runs argv (no shell), abandoning the benchmark when it fails. */
 void mustRun(const std::vector<std::string> &argv);
 
