@@ -175,7 +175,7 @@ int Daemon::onMountTable(sd_event_source * /*source*/, int /*fd*/, uint32_t /*re
 {
 	auto &daemon = *static_cast<Daemon *>(self);
 	if (daemon.monitor_->drain())
-		daemon.reconciler_->requestSurvey();
+		daemon.reconciler_->mountTableChanged();
 	return 0;
 }
 

@@ -73,6 +73,32 @@ void Reconciler::requestSurvey()
 	startSurvey();
 }
 
+void Reconciler::mountTableChanged()
+{
+	if (!mountChanged_)
+		mountChangedAt_ = std::chrono::steady_clock::now();
+	mountChanged_ = true;
+	settleMountChange();
+}
+
+void Reconciler::settleMountChange()
+{
+	if (!mountChanged_ || stopping_)
+		return;
+	/* Each event, and the last episode's end, moves the survey on, up to the latest. */
+	const auto now = std::chrono::steady_clock::now();
+	const auto latest = mountChangedAt_ + settings_.mountSettleMax;
+	const auto due = episodes_ == 0 ? std::min(now + settings_.mountSettle, latest) : latest;
+	const auto delay = std::chrono::duration_cast<std::chrono::microseconds>(
+		std::max(due - now, std::chrono::steady_clock::duration::zero()));
+	auto armed = mountSettle_.arm(event_, delay, std::chrono::milliseconds(10), [this] {
+		mountChanged_ = false;
+		startSurvey();
+	});
+	if (!armed)
+		log::error("cannot wait for the mount table to settle: " + armed.error().message);
+}
+
 Reconciler::Volume *Reconciler::find(const std::string &name)
 {
 	const auto found = volumes_.find(name);
@@ -278,6 +304,7 @@ void Reconciler::startEpisode(const std::string &name, Volume &volume)
 	volume.episodesStarted++;
 	volume.generationRunning = volume.facts.generation;
 	running_++;
+	episodes_++;
 	refresh(name, volume);
 
 	const VolumeJob job{ name, volume.spec, volume.facts.intent };
@@ -301,6 +328,8 @@ void Reconciler::startEpisode(const std::string &name, Volume &volume)
 void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 {
 	running_--;
+	if (--episodes_ == 0)
+		settleMountChange();
 	Volume *volume = find(name);
 	if (volume == nullptr) {
 		checkShutdown();
@@ -360,6 +389,7 @@ void Reconciler::startSurvey()
 	}
 	surveying_ = true;
 	running_++;
+	surveys_++;
 	surveyWaiters_ = std::move(nextSurveyWaiters_);
 	nextSurveyWaiters_.clear();
 	std::vector<VolumeJob> jobs;
@@ -470,6 +500,7 @@ void Reconciler::shutdown(std::function<void()> done)
 	stopping_ = true;
 	stopped_ = std::move(done);
 	surveyAgain_ = false;
+	mountSettle_.cancel();
 	for (auto &[name, volume] : volumes_)
 		volume.retry.cancel();
 	checkShutdown();

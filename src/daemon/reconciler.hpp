@@ -31,6 +31,10 @@ struct ReconcilerSettings {
 	unsigned maxPasses = 3; /* per episode */
 	std::chrono::milliseconds backoffInitial{ 500 };
 	std::chrono::milliseconds backoffMax{ 120000 };
+	/* How long the mount table stays quiet before a change of it is surveyed... */
+	std::chrono::milliseconds mountSettle{ 200 };
+	/* ... and how late that survey may come, whatever runs or keeps changing. */
+	std::chrono::milliseconds mountSettleMax{ 5000 };
 };
 
 /* What the bus layer hears of. */
@@ -64,8 +68,19 @@ public:
 	Result<void> start(std::function<void()> ready);
 	/* Re-reads the spec directories; `done` (may be empty) after the survey that follows. */
 	void reload(Reply done);
-	/* Observes every volume again (mount table changed, resync timer). */
+	/* Observes every volume again (the resync timer). */
 	void requestSurvey();
+	/*
+	 * A mount came or went. Surveyed once the burst is over: when no
+	 * episode runs (each ends with its own observation; fifty volumes
+	 * mounting are a hundred and fifty events) and the table has been
+	 * quiet for mountSettle; at the latest mountSettleMax after the first
+	 * change, so a stuck episode or a host that never stops mounting
+	 * delays drift repair only so long.
+	 */
+	void mountTableChanged();
+	/* Surveys started since the daemon started, for the benchmarks. */
+	uint64_t surveys() const { return surveys_; }
 	/* Records the intent and reconciles; `done` (empty: do not wait) when it converged or failed. */
 	Result<void> setIntent(const std::string &name, Intent intent, Reply done);
 	/* One episode now for `name`, or for every volume with an intent when it is "". */
@@ -113,6 +128,7 @@ private:
 	void finishEpisode(const std::string &name, EpisodeOutcome outcome);
 	void scheduleRetry(const std::string &name, Volume &volume);
 	void startSurvey();
+	void settleMountChange();
 	void finishSurvey(std::vector<SurveyEntry> entries, std::map<std::string, uint64_t> epochs);
 	static void answer(Volume &volume, uint64_t episode, const Error *error);
 	void refresh(const std::string &name, Volume &volume);
@@ -136,7 +152,12 @@ private:
 	std::function<void()> ready_;
 	std::function<void()> stopped_;
 	bool stopping_ = false;
-	unsigned running_ = 0; /* episodes and surveys on workers */
+	unsigned running_ = 0;				       /* episodes and surveys on workers */
+	unsigned episodes_ = 0;				       /* of those, the episodes */
+	bool mountChanged_ = false;			       /* a mount event not surveyed yet */
+	std::chrono::steady_clock::time_point mountChangedAt_; /* the first of them */
+	OneShotTimer mountSettle_;
+	uint64_t surveys_ = 0;
 };
 
 } /* namespace rbdvolume::daemon */

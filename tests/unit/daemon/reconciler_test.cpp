@@ -308,6 +308,56 @@ TEST(Reconciler, DriftIsRestoredAfterASurvey)
 	EXPECT_EQ(rig.world.log()[0].rfind("bind ", 0), 0U) << rig.world.log()[0];
 }
 
+/* A burst of mount events is surveyed once, after the burst, and repairs the drift. */
+TEST(Reconciler, AMountBurstIsSurveyedOnce)
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.mountSettle = milliseconds(40);
+	ReconcilerRig rig(1, settings);
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	{
+		const auto held = rig.world.lock();
+		ASSERT_TRUE(rig.world.unmountByHand("/srv/a"));
+	}
+	const uint64_t before = rig.reconciler->surveys();
+	for (int event = 0; event < 50; event++) {
+		rig.reconciler->mountTableChanged();
+		rig.loop.runFor(milliseconds(2));
+	}
+	EXPECT_EQ(rig.reconciler->surveys(), before) << "surveyed during the burst";
+	ASSERT_TRUE(rig.loop.runUntil(
+		[&] { return !mountedOn(rig, "/srv/a").empty() && rig.settledIn("a", "up"); },
+		"/srv/a published again"))
+		<< describe(rig);
+	rig.loop.runFor(milliseconds(100));
+	EXPECT_EQ(rig.reconciler->surveys(), before + 1);
+}
+
+/* A mount event while an episode runs waits for it, but only up to mountSettleMax. */
+TEST(Reconciler, AMountChangeWaitsForARunningEpisodeUpToALimit)
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.mountSettle = milliseconds(20);
+	settings.mountSettleMax = milliseconds(300);
+	ReconcilerRig rig(2, settings);
+	rig.addVolume("a");
+	rig.addVolume("b");
+	ASSERT_TRUE(rig.start());
+	const uint64_t before = rig.reconciler->surveys();
+	rig.world.hold(FakeOp::Mount);
+	ASSERT_TRUE(rig.reconciler->setIntent("a", Intent::Up, nullptr));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.world.held(); }, "a's episode to mount"));
+	rig.reconciler->mountTableChanged();
+	rig.loop.runFor(milliseconds(150));
+	EXPECT_EQ(rig.reconciler->surveys(), before) << "surveyed while the episode ran";
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.reconciler->surveys() == before + 1; },
+				      "the survey at the limit, the episode still stuck"));
+	rig.world.release();
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.settledIn("a", "up"); }, "a up"));
+}
+
 TEST(Reconciler, InvalidSpecIsRefused)
 {
 	ReconcilerRig rig;
