@@ -21,7 +21,7 @@ namespace rbdvolume {
  */
 struct DaemonConfig {
 	/* [daemon] */
-	unsigned workers = 4; /* workers: volumes reconciled at once, 1..64 */
+	unsigned workers = 16; /* workers: volumes reconciled at once, 1..64 */
 	std::chrono::milliseconds resyncInterval{ 60000 }; /* resync-interval: full pass, >= 1s */
 	std::chrono::milliseconds backoffInitial{ 500 };   /* backoff-initial: first retry delay */
 	std::chrono::milliseconds backoffMax{ 120000 };	   /* backoff-max: >= backoff-initial */

@@ -33,6 +33,8 @@ namespace {
 
 /* Editors write a spec in several steps: wait this long after the last event. */
 constexpr std::chrono::milliseconds SpecSettle{ 100 };
+/* Surveys run one at a time; the second thread serves plans meanwhile. */
+constexpr unsigned ReadWorkers = 2;
 
 uint64_t usecOf(std::chrono::milliseconds duration)
 {
@@ -223,7 +225,7 @@ Result<void> Daemon::setUpEvents()
 		sources_.emplace_back(source);
 	}
 
-	auto pool = WorkerPool::create(config_.workers);
+	auto pool = WorkerPool::create(config_.workers, ReadWorkers);
 	if (!pool)
 		return tl::make_unexpected(pool.error());
 	pool_ = std::move(*pool);

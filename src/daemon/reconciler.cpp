@@ -233,24 +233,27 @@ Result<void> Reconciler::plan(const std::string &name, std::optional<Intent> int
 			    specProblemText(name, volume->facts.specProblems));
 	const VolumeJob job{ name, volume->spec, intent ? intent : volume->facts.intent };
 	running_++;
-	pool_.submit([this, job, done = std::move(done)] {
-		Result<std::string> text = [&]() -> Result<std::string> {
-			auto snapshot = takeSnapshot(host_);
-			if (!snapshot)
-				return tl::make_unexpected(snapshot.error());
-			auto pass = planPass(
-				host_, *snapshot,
-				DesiredVolume{ *job.spec, job.intent.value_or(Intent::Up) });
-			if (!pass)
-				return tl::make_unexpected(pass.error());
-			return formatPlan(pass->plan, *job.spec);
-		}();
-		pool_.post([this, done, text = std::move(text)] {
-			running_--;
-			done(text);
-			checkShutdown();
-		});
-	});
+	pool_.submit(
+		[this, job, done = std::move(done)] {
+			Result<std::string> text = [&]() -> Result<std::string> {
+				auto snapshot = takeSnapshot(host_);
+				if (!snapshot)
+					return tl::make_unexpected(snapshot.error());
+				auto pass =
+					planPass(host_, *snapshot,
+						 DesiredVolume{ *job.spec,
+								job.intent.value_or(Intent::Up) });
+				if (!pass)
+					return tl::make_unexpected(pass.error());
+				return formatPlan(pass->plan, *job.spec);
+			}();
+			pool_.post([this, done, text = std::move(text)] {
+				running_--;
+				done(text);
+				checkShutdown();
+			});
+		},
+		WorkerPool::Lane::Read);
 	return {};
 }
 
@@ -400,12 +403,14 @@ void Reconciler::startSurvey()
 		jobs.push_back({ name, volume.spec, volume.facts.intent });
 		epochs[name] = volume.episodesFinished;
 	}
-	pool_.submit([this, jobs = std::move(jobs), epochs = std::move(epochs)] {
-		auto entries = survey(host_, jobs);
-		pool_.post([this, entries = std::move(entries), epochs] {
-			finishSurvey(entries, epochs);
-		});
-	});
+	pool_.submit(
+		[this, jobs = std::move(jobs), epochs = std::move(epochs)] {
+			auto entries = survey(host_, jobs);
+			pool_.post([this, entries = std::move(entries), epochs] {
+				finishSurvey(entries, epochs);
+			});
+		},
+		WorkerPool::Lane::Read);
 }
 
 void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,

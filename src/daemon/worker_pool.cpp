@@ -10,14 +10,18 @@
 
 namespace rbdvolume::daemon {
 
-Result<std::unique_ptr<WorkerPool>> WorkerPool::create(unsigned threads)
+Result<std::unique_ptr<WorkerPool>> WorkerPool::create(unsigned episodes, unsigned reads)
 {
+	if (episodes == 0 || reads == 0)
+		return fail(Errc::InvalidArgument, "a worker lane needs at least one thread");
 	UniqueFd event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (!event.valid())
 		return fail(Errc::Io, "cannot create an eventfd: " + errnoText(errno), errno);
 	std::unique_ptr<WorkerPool> pool(new WorkerPool(std::move(event)));
-	for (unsigned i = 0; i < threads; i++)
-		pool->threads_.emplace_back([raw = pool.get()] { raw->work(); });
+	for (unsigned i = 0; i < episodes + reads; i++) {
+		Queue &queue = pool->queueOf(i < episodes ? Lane::Episode : Lane::Read);
+		pool->threads_.emplace_back([raw = pool.get(), &queue] { raw->work(queue); });
+	}
 	return pool;
 }
 
@@ -26,20 +30,23 @@ WorkerPool::~WorkerPool()
 	{
 		const std::lock_guard lock(mutex_);
 		stopping_ = true;
-		jobs_.clear();
+		episodes_.jobs.clear();
+		reads_.jobs.clear();
 	}
-	wake_.notify_all();
+	episodes_.wake.notify_all();
+	reads_.wake.notify_all();
 	for (std::thread &thread : threads_)
 		thread.join();
 }
 
-void WorkerPool::submit(Task job)
+void WorkerPool::submit(Task job, Lane lane)
 {
+	Queue &queue = queueOf(lane);
 	{
 		const std::lock_guard lock(mutex_);
-		jobs_.push_back(std::move(job));
+		queue.jobs.push_back(std::move(job));
 	}
-	wake_.notify_one();
+	queue.wake.notify_one();
 }
 
 void WorkerPool::post(Task completion)
@@ -66,15 +73,15 @@ void WorkerPool::runCompletions()
 		completion();
 }
 
-void WorkerPool::work()
+void WorkerPool::work(Queue &queue)
 {
 	std::unique_lock lock(mutex_);
 	for (;;) {
-		wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+		queue.wake.wait(lock, [this, &queue] { return stopping_ || !queue.jobs.empty(); });
 		if (stopping_)
 			return;
-		Task job = std::move(jobs_.front());
-		jobs_.pop_front();
+		Task job = std::move(queue.jobs.front());
+		queue.jobs.pop_front();
 		lock.unlock();
 		job();
 		lock.lock();

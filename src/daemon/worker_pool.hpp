@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * WorkerPool: a few threads that run the slow work (reconcile passes, which
- * run mkfs, map, mount) so the event loop never blocks. Finished work comes
- * back as completions that the loop runs: their eventfd turns readable.
+ * WorkerPool: the threads that run the slow work so the event loop never
+ * blocks, in two lanes. Episodes (reconcile passes: map, mkfs, mount) mostly
+ * wait on the cluster, PID 1 and the disk, so their lane has many threads;
+ * its size is also what bounds the maps (cluster connections being opened)
+ * at once. Reads (surveys, plans) have a lane of their own, so a host's view
+ * never queues behind fifty episodes, or behind stuck ones. Finished work
+ * comes back as completions that the loop runs: their eventfd turns readable.
  */
 #pragma once
 
@@ -22,8 +26,10 @@ class WorkerPool
 {
 public:
 	using Task = std::function<void()>;
+	enum class Lane { Episode, Read };
 
-	static Result<std::unique_ptr<WorkerPool>> create(unsigned threads);
+	/* `episodes` threads in the episode lane, `reads` in the read lane; each >= 1. */
+	static Result<std::unique_ptr<WorkerPool>> create(unsigned episodes, unsigned reads = 1);
 	/* Waits for the running jobs; jobs still queued are dropped. */
 	~WorkerPool();
 	WorkerPool(const WorkerPool &) = delete;
@@ -31,8 +37,8 @@ public:
 	WorkerPool(WorkerPool &&) = delete;
 	WorkerPool &operator=(WorkerPool &&) = delete;
 
-	/* Runs `job` on a worker; called on the loop. */
-	void submit(Task job);
+	/* Runs `job` on a worker of `lane`; called on the loop. */
+	void submit(Task job, Lane lane = Lane::Episode);
 	/* Queues `completion` for the loop; called on a worker. */
 	void post(Task completion);
 	/* Readable while completions wait; the loop then calls runCompletions(). */
@@ -40,13 +46,19 @@ public:
 	void runCompletions();
 
 private:
+	struct Queue {
+		std::condition_variable wake;
+		std::deque<Task> jobs;
+	};
+
 	explicit WorkerPool(UniqueFd event) : event_(std::move(event)) {}
-	void work();
+	Queue &queueOf(Lane lane) { return lane == Lane::Episode ? episodes_ : reads_; }
+	void work(Queue &queue);
 
 	UniqueFd event_;
 	std::mutex mutex_;
-	std::condition_variable wake_;
-	std::deque<Task> jobs_;
+	Queue episodes_;
+	Queue reads_;
 	std::vector<Task> completions_;
 	bool stopping_ = false;
 	std::vector<std::thread> threads_;

@@ -116,7 +116,7 @@ class DaemonConfigInvalid : public ::testing::TestWithParam<InvalidCase>
 TEST(DaemonConfig, DefaultsAreTheDocumentedOnes)
 {
 	const DaemonConfig config;
-	EXPECT_EQ(config.workers, 4U);
+	EXPECT_EQ(config.workers, 16U);
 	EXPECT_EQ(config.resyncInterval, milliseconds(60000));
 	EXPECT_EQ(config.backoffInitial, milliseconds(500));
 	EXPECT_EQ(config.backoffMax, milliseconds(120000));

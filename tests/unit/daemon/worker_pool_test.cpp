@@ -99,6 +99,26 @@ TEST(WorkerPool, WorkersRunJobsInParallel)
 	EXPECT_EQ(metAll, Threads);
 }
 
+TEST(WorkerPool, AReadRunsWhileEveryEpisodeWorkerIsHeld)
+{
+	auto created = WorkerPool::create(2, 1);
+	ASSERT_TRUE(created) << created.error().message;
+	WorkerPool &pool = **created;
+	Latch release;
+	Latch readDone;
+	for (int i = 0; i < 3; i++) /* two held, one queued behind them */
+		pool.submit([&] { release.wait(); });
+	pool.submit([&] { readDone.open(); }, WorkerPool::Lane::Read);
+	EXPECT_TRUE(readDone.wait());
+	release.open();
+}
+
+TEST(WorkerPool, ALaneWithoutThreadsIsRefused)
+{
+	EXPECT_FALSE(WorkerPool::create(0, 1));
+	EXPECT_FALSE(WorkerPool::create(1, 0));
+}
+
 TEST(WorkerPool, CompletionsRunOnlyFromRunCompletions)
 {
 	auto pool = makePool(1);
