@@ -31,10 +31,11 @@ bool isMapped(const HostSnapshot &snapshot, const ImageSpec &image)
 
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 				  const DesiredVolume &desired, const StepHook &onStep,
-				  const StepDoneHook &onDone)
+				  const StepDoneHook &onDone, SizeFollow follow)
 {
 	/* Before observing: a mapped device that lags its image would hide a grow. */
-	if (desired.intent == Intent::Up && isMapped(snapshot, desired.spec.image))
+	if (follow == SizeFollow::Follow && desired.intent == Intent::Up &&
+	    isMapped(snapshot, desired.spec.image))
 		(void)host.mapper.followImageSize(mapRequestOf(desired.spec));
 	auto pass = planPass(host, snapshot, desired);
 	if (!pass)

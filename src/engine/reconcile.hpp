@@ -19,9 +19,18 @@ struct PassOutcome {
 Result<PassOutcome> planPass(Host &host, const HostSnapshot &snapshot,
 			     const DesiredVolume &desired);
 
+/*
+ * Whether a pass first tells a mapped device that does not follow its image
+ * by itself (fuse's loop) to catch up. A pass right after one that mapped or
+ * followed it can skip that: the device is as fresh as it gets, and telling
+ * it costs a unit reload (a PID 1 job and a process) per volume.
+ */
+enum class SizeFollow { Follow, Skip };
+
 /* Observe, save the tidied record when it changed, plan and execute. */
 Result<PassOutcome> reconcilePass(Host &host, const HostSnapshot &snapshot,
 				  const DesiredVolume &desired, const StepHook &onStep = {},
-				  const StepDoneHook &onDone = {});
+				  const StepDoneHook &onDone = {},
+				  SizeFollow follow = SizeFollow::Follow);
 
 } /* namespace rbdvolume */

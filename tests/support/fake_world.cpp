@@ -30,6 +30,7 @@ const char *fakeOpName(FakeOp op)
 		{ FakeOp::Check, "check" },
 		{ FakeOp::Save, "save" },
 		{ FakeOp::Grow, "grow" },
+		{ FakeOp::FollowSize, "follow-size" },
 	};
 	return names.at(op);
 }

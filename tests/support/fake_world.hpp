@@ -35,6 +35,7 @@ enum class FakeOp : uint8_t {
 	Check,
 	Save,
 	Grow,
+	FollowSize,
 };
 
 struct FakeImage {
@@ -126,9 +127,10 @@ public:
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
 	Result<Change> stopOrphan(const MapRequest &request) override;
-	/* Fake devices follow their image at once (resizeImage). */
+	/* Fake devices follow their image at once (resizeImage); the calls are counted. */
 	Result<Change> followImageSize(const MapRequest & /*request*/) override
 	{
+		(void)fault(FakeOp::FollowSize);
 		return Change::Unchanged;
 	}
 	Result<ImageChange> ensureImage(const ImageRequest &request) override;

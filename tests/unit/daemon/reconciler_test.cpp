@@ -567,6 +567,35 @@ TEST(Reconciler, ReconcileOneVolume)
 	EXPECT_EQ(mountedOn(rig, "/srv/b"), "");
 }
 
+/*
+ * Following the image's size costs a unit reload per volume under fuse: an
+ * episode asks for it in its first pass over a mapped device only, never in
+ * the pass that checks what the episode itself just mapped.
+ */
+TEST(Reconciler, OnlyAnEpisodesFirstPassFollowsTheImageSize)
+{
+	ReconcilerRig rig;
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	const auto follows = [&] {
+		const auto held = rig.world.lock();
+		return rig.world.calls(FakeOp::FollowSize);
+	};
+	EXPECT_EQ(follows(), 0U) << "the device was mapped by this very episode";
+
+	{
+		const auto held = rig.world.lock();
+		ASSERT_TRUE(rig.world.unmountByHand("/srv/a"));
+	}
+	auto answer = std::make_shared<Answer>();
+	ASSERT_TRUE(rig.reconciler->reconcile("a", replyInto(answer)));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return answer->answered(); }, "reconcile a"));
+	EXPECT_FALSE(answer->error);
+	EXPECT_TRUE(isUpInTheFake(rig, "a"));
+	EXPECT_EQ(follows(), 1U) << "a pass over a device found mapped follows it, once";
+}
+
 /* A recorded intent for a spec that was never valid: Reconcile must answer, not hang. */
 TEST(Reconciler, ReconcileOfANeverValidSpecAnswers)
 {
