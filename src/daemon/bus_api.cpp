@@ -194,6 +194,13 @@ int propertySummary(sd_bus * /*bus*/, const char * /*path*/, const char * /*inte
 				     bus::busText(api(userdata).reconciler().summary()).c_str());
 }
 
+int propertySurveys(sd_bus * /*bus*/, const char * /*path*/, const char * /*interface*/,
+		    const char * /*property*/, sd_bus_message *reply, void *userdata,
+		    sd_bus_error * /*error*/)
+{
+	return sd_bus_message_append(reply, "t", api(userdata).reconciler().surveys());
+}
+
 const sd_bus_vtable ManagerVtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS("ListVolumes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssso)", volumes),
@@ -213,6 +220,8 @@ const sd_bus_vtable ManagerVtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_PROPERTY("Version", "s", propertyVersion, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Summary", "s", propertySummary, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Surveys", "t", propertySurveys, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
 	SD_BUS_VTABLE_END,
 };
 

@@ -504,6 +504,9 @@ TEST(BusApi, GetAllHasEveryPropertyOfTheContract)
 	EXPECT_FALSE(manager.at("Version").text.empty());
 	ASSERT_EQ(manager.count("Summary"), 1U);
 	EXPECT_EQ(manager.at("Summary").text, "1 volume: 1 down");
+	ASSERT_EQ(manager.count("Surveys"), 1U);
+	EXPECT_EQ(manager.at("Surveys").text, std::to_string(bus.rig.reconciler->surveys()));
+	EXPECT_NE(manager.at("Surveys").text, "0") << "the start surveys the host";
 }
 
 TEST(BusApi, ConditionsOfAnInvalidSpec)
