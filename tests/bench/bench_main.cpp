@@ -108,11 +108,14 @@ std::string figureText(const Figure &figure, double scale)
 }
 
 std::vector<std::vector<double>> interleavedMicros(int rounds,
-						   const std::vector<std::function<void()>> &ways)
+						   const std::vector<std::function<void()>> &ways,
+						   const std::vector<std::function<void()>> &setups)
 {
 	std::vector<std::vector<double>> samples(ways.size());
 	for (int round = 0; round < rounds; round++) {
 		for (size_t way = 0; way < ways.size(); way++) {
+			if (way < setups.size() && setups[way])
+				setups[way]();
 			const auto start = std::chrono::steady_clock::now();
 			ways[way]();
 			samples[way].push_back(std::chrono::duration<double, std::micro>(

@@ -34,10 +34,12 @@ std::string figureText(const Figure &figure, double scale = 1);
 /*
  * Times each way in turn, round by round (A B C, A B C, ...), so that a
  * change in the machine's load falls on every way alike. Each way's
- * samples in microseconds, `rounds` of them, in the order taken.
+ * samples in microseconds, `rounds` of them, in the order taken. When
+ * `setups` is given, setups[i] runs untimed before each run of ways[i].
  */
-std::vector<std::vector<double>> interleavedMicros(int rounds,
-						   const std::vector<std::function<void()>> &ways);
+std::vector<std::vector<double>>
+interleavedMicros(int rounds, const std::vector<std::function<void()>> &ways,
+		  const std::vector<std::function<void()>> &setups = {});
 
 /*
  * The ratio of `a` over `b`, taken round by round from samples taken in
