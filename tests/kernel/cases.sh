@@ -18,6 +18,7 @@ KG_CASES=(
 	nbd_heal
 	daemon_restart_keeps_io
 	nbd_dead_mapper
+	nbd_dead_inflight
 )
 
 # --- what the guest shows -----------------------------------------------------------
@@ -61,6 +62,7 @@ kg_case_cleanup() {
 	local left
 	in_ct systemctl stop 'rbdv-*' >/dev/null 2>&1 || true
 	in_ct sh -c 'rm -f /run/rbdv-*' || true
+	in_ct sh -c 'rm -rf /run/systemd/system/rbd-nbd@*.service.d && systemctl daemon-reload' || true
 	sys_stop_volumes >/dev/null 2>&1 || true
 	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
 	left=$(kg_leftovers)
@@ -405,6 +407,49 @@ case_nbd_dead_mapper() {
 		fail "rbd-volume@nd is $(unit_prop rbd-volume@nd.service ActiveState) after its stop: $(vol_field nd conditions)"
 	sys_log "down of the dead volume took $(elapsed_s "$started") s"
 	[ -z "$(nbd_mappings)" ] || fail "down left $(nbd_mappings)"
+}
+
+# rbd-nbd killed for good while a write is in flight (sent to it, never
+# answered): once its unit has stopped, that write fails after the reattach
+# timeout (10 s here) instead of waiting for a server for ever, and the dead
+# volume comes down. SIGSTOP holds the write in flight; a drop-in keeps
+# systemd from restarting the server.
+case_nbd_dead_inflight() {
+	local pid device started result
+	in_ct modprobe nbd
+	kspec ni nbd ext4 'nbd="reattach-timeout=10"'
+	start_units rbd-volume@ni.service
+	device=$(device_of ni)
+	in_ct dd if=/dev/urandom of=/srv/ni/held bs=4k count=1 oflag=direct status=none
+	printf '[Service]\nRestart=no\n' | put_file /run/systemd/system/rbd-nbd@ni.service.d/no-restart.conf
+	in_ct systemctl daemon-reload
+	pid=$(unit_prop rbd-nbd@ni.service MainPID)
+	[ "$pid" -gt 0 ] || fail "rbd-nbd@ni has no main process"
+	in_ct kill -STOP "$pid"
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct systemd-run --quiet --unit=rbdv-held-ni sh -c 'dd if=/dev/zero of=/srv/ni/held bs=4k \
+		count=1 oflag=direct conv=notrunc status=none; echo $? >/run/rbdv-held-ni.status'
+	wait_for 30 inflight_on "$device" || fail "no request in flight on $device"
+	in_ct kill -KILL "$pid"
+	started=$(sys_now_ms)
+	wait_for 90 in_ct test -s /run/rbdv-held-ni.status ||
+		fail "the write in flight on $device is still blocked $(elapsed_s "$started") s after kill -9"
+	result=$(in_ct cat /run/rbdv-held-ni.status)
+	sys_log "the held write ended $(elapsed_s "$started") s after kill -9 (dd exit status $result)"
+	[ "$result" != 0 ] || fail "the held write succeeded with no server to take it"
+	in_ct journalctl --no-pager -q -o cat -u rbd-nbd@ni.service | grep -qF "nothing serves $device" ||
+		fail "rbd-nbd@ni's stop did not say that $device's requests now fail"
+	in_ct rm -rf /run/systemd/system/rbd-nbd@ni.service.d
+	in_ct systemctl daemon-reload
+	in_ct timeout 120 systemctl stop rbd-volume@ni.service || fail "the stop of ni failed"
+	[ -z "$(nbd_mappings)" ] || fail "down left $(nbd_mappings)"
+}
+
+# inflight_on DEVICE: the block layer has a request of DEVICE's in its driver
+inflight_on() {
+	local counts
+	counts=$(in_ct cat "/sys/block/${1#/dev/}/inflight") || return 1
+	[ "$(echo "$counts" | awk '{ print $1 + $2 }')" -gt 0 ]
 }
 
 # --- writers -------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rbd-volume-nbd-helper: execs the volume's rbd-nbd (ExecStart=) or waits for its device. */
+/*
+ * rbd-volume-nbd-helper: execs the volume's rbd-nbd (ExecStart=), waits for
+ * its device (ExecStartPost=), or times out what its dead server held (ExecStopPost=).
+ */
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +13,7 @@
 #include "common/errno_text.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/nbd/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_netlink.hpp"
 #include "host/fs_util.hpp"
 
 namespace rbdvolume {
@@ -57,6 +61,27 @@ int waitReady(const NbdVolumeConfig &config, const SystemRoots &roots)
 	return EXIT_FAILURE;
 }
 
+/*
+ * ExecStopPost=: rbd-nbd has exited, by a stop, a crash or a kill. When its
+ * device outlived it, requests in flight on it must not wait for a server
+ * for ever (see deviceToTimeOut). A restart's attach sets the spec's
+ * io-timeout again. Failing here only logs: the unit ignores the status.
+ */
+int afterExit(const NbdVolumeConfig &config, const SystemRoots &roots)
+{
+	const std::optional<std::string> device = deviceToTimeOut(config, roots);
+	if (!device)
+		return EXIT_SUCCESS;
+	if (auto set = setNbdRequestTimeout(*device, config.cookie, DeadServerTimeoutSec); !set) {
+		say(set.error().message + ": a request in flight on " + *device +
+		    " waits until a server attaches");
+		return EXIT_FAILURE;
+	}
+	say("nothing serves " + *device + ": its requests fail after the reattach timeout (" +
+	    std::to_string(config.reattachTimeout) + " s) unless a server attaches");
+	return EXIT_SUCCESS;
+}
+
 /* exec, not fork: systemd then supervises rbd-nbd itself, and its argv names the image. */
 int execRbdNbd(const NbdVolumeConfig &config, const SystemRoots &roots)
 {
@@ -88,7 +113,15 @@ int helperMain(const std::vector<std::string> &args)
 		return HelperConfigExit;
 	}
 	const SystemRoots roots{ parsed->sysfs, "/proc" };
-	return parsed->wait ? waitReady(*config, roots) : execRbdNbd(*config, roots);
+	switch (parsed->mode) {
+	case HelperMode::Wait:
+		return waitReady(*config, roots);
+	case HelperMode::AfterExit:
+		return afterExit(*config, roots);
+	case HelperMode::Exec:
+		break;
+	}
+	return execRbdNbd(*config, roots);
 }
 
 } /* namespace */

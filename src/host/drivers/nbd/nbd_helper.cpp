@@ -18,8 +18,8 @@ Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args)
 	HelperArgs parsed;
 	for (size_t i = 0; i < args.size(); i++) {
 		const std::string &arg = args[i];
-		if (arg == "--wait") {
-			parsed.wait = true;
+		if ((arg == "--wait" || arg == "--after-exit") && parsed.mode == HelperMode::Exec) {
+			parsed.mode = arg == "--wait" ? HelperMode::Wait : HelperMode::AfterExit;
 		} else if ((arg == "--config-dir" || arg == "--sysfs") && i + 1 < args.size()) {
 			(arg == "--sysfs" ? parsed.sysfs : parsed.configDir) = args[++i];
 		} else if (!arg.empty() && arg.front() != '-' && parsed.volume.empty()) {
@@ -29,7 +29,8 @@ Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args)
 		}
 	}
 	if (parsed.volume.empty())
-		return fail(Errc::InvalidArgument, "usage: rbd-volume-nbd-helper [--wait] NAME");
+		return fail(Errc::InvalidArgument,
+			    "usage: rbd-volume-nbd-helper [--wait | --after-exit] NAME");
 	if (auto problem = volumeNameProblem(parsed.volume))
 		return fail(Errc::InvalidArgument, std::move(*problem));
 	return parsed;
@@ -74,6 +75,13 @@ std::vector<std::string> helperExecArgv(const NbdVolumeConfig &config, const Sys
 {
 	const std::optional<std::string> device = nbdDeviceWithCookie(roots, config.cookie);
 	return rbdNbdArgv(config, device.value_or(""));
+}
+
+std::optional<std::string> deviceToTimeOut(const NbdVolumeConfig &config, const SystemRoots &roots)
+{
+	if (config.ioTimeout != 0)
+		return std::nullopt;
+	return nbdDeviceWithCookie(roots, config.cookie);
 }
 
 Result<void> shortenRequestTimer(const NbdVolumeConfig &config, const SystemRoots &roots,

@@ -2,10 +2,13 @@
 /*
  * rbd-volume-nbd-helper, the ExecStart= of rbd-nbd@NAME.service: which
  * rbd-nbd command line to exec (attach to a device that outlived its server,
- * or map afresh), and the ExecStartPost= readiness wait. Pure but for sysfs.
+ * or map afresh), the ExecStartPost= readiness wait, and the ExecStopPost=
+ * that lets a dead server's requests fail. Pure but for sysfs.
  */
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,16 +22,22 @@ namespace rbdvolume {
 constexpr int HelperUsageExit = 64;  /* EX_USAGE */
 constexpr int HelperConfigExit = 78; /* EX_CONFIG */
 
+enum class HelperMode : uint8_t {
+	Exec,	   /* ExecStart=: exec rbd-nbd */
+	Wait,	   /* --wait, ExecStartPost=: until the device carries the cookie */
+	AfterExit, /* --after-exit, ExecStopPost=: rbd-nbd is gone */
+};
+
 struct HelperArgs {
 	std::string volume;
 	std::string configDir = "/run/rbd-volume/nbd";
 	std::string sysfs = "/sys"; /* tests point these at fake trees */
-	bool wait = false;	    /* --wait: the ExecStartPost= readiness check */
+	HelperMode mode = HelperMode::Exec;
 
 	bool operator==(const HelperArgs &) const = default;
 };
 
-/* [--wait] [--config-dir DIR] [--sysfs DIR] NAME (argv[0] excluded). */
+/* [--wait | --after-exit] [--config-dir DIR] [--sysfs DIR] NAME (argv[0] excluded). */
 Result<HelperArgs> parseHelperArgs(const std::vector<std::string> &args);
 
 /*
@@ -50,6 +59,21 @@ std::vector<std::string> rbdNbdArgv(const NbdVolumeConfig &config, const std::st
 constexpr unsigned RequestTimerMs = 5000;
 Result<void> shortenRequestTimer(const NbdVolumeConfig &config, const SystemRoots &roots,
 				 const std::string &device);
+
+/*
+ * With io-timeout 0 the kernel never gives up on a request that was in
+ * flight on a connection whose server died: Linux (6.1) only resends it
+ * once a new server has attached, and otherwise logs "Possible stuck
+ * request" for good, while a request sent after the death fails after the
+ * reattach timeout. Its own request timeout (nbd's, not the block layer's)
+ * makes the timer resend such a request too, and a resent request waits at
+ * most the reattach timeout for a server. So once rbd-nbd has exited, the
+ * device that still carries the cookie gets DeadServerTimeoutSec; the next
+ * attach sets the spec's io-timeout again. A spec's own io-timeout already
+ * does this and is left alone. The device to change, if any:
+ */
+constexpr uint64_t DeadServerTimeoutSec = RequestTimerMs / 1000;
+std::optional<std::string> deviceToTimeOut(const NbdVolumeConfig &config, const SystemRoots &roots);
 
 /* The argv to exec: attach when a kernel device still carries the cookie, else map. */
 std::vector<std::string> helperExecArgv(const NbdVolumeConfig &config, const SystemRoots &roots);

@@ -2,7 +2,7 @@
 /*
  * The real rbd-volume-nbd-helper, run against a fake sysfs and a fake rbd-nbd
  * that records its argv: what it execs, that it execs rather than forks, its
- * exit codes, and its --wait readiness check.
+ * exit codes, its --wait readiness check and its --after-exit.
  */
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +14,7 @@
 #include "host/command_runner.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_helper.hpp"
+#include "host/drivers/nbd/nbd_netlink.hpp"
 
 namespace rbdvolume::testing {
 namespace {
@@ -150,6 +151,50 @@ TEST_F(NbdHelperExecTest, WaitFailsOnAnIoctlDevice)
 	EXPECT_EQ(output->exitStatus, EXIT_FAILURE);
 	EXPECT_NE(output->err.find("/dev/nbd1 without a backend cookie"), std::string::npos)
 		<< output->err;
+}
+
+TEST_F(NbdHelperExecTest, AfterExitWithoutTheDeviceDoesNothing)
+{
+	/* `rbd-nbd unmap` took the device with it, and another volume's device is not ours. */
+	addNbd(root_, "nbd0", "77", "rbd-volume.other.0000000000000000");
+	auto output = runHelper({ "--after-exit", "data" });
+	ASSERT_TRUE(output) << output.error().message;
+	EXPECT_TRUE(output->succeeded()) << output->describe();
+	EXPECT_EQ(output->err, "");
+	EXPECT_NE(access(argvFile().c_str(), F_OK), 0) << "rbd-nbd was run";
+}
+
+TEST_F(NbdHelperExecTest, AfterExitTimesOutTheDeviceItLeft)
+{
+	/*
+	 * The fake sysfs names nbd2, which the running kernel does not hold with
+	 * this cookie: the kernel's answer (no nbd family here, or its refusal)
+	 * shows that the helper asked it, and the failure is said.
+	 */
+	addNbd(root_, "nbd2", "4242", config_.cookie);
+	auto output = runHelper({ "--after-exit", "data" });
+	ASSERT_TRUE(output) << output.error().message;
+	EXPECT_EQ(output->exitStatus, EXIT_FAILURE) << output->describe();
+	const std::string expected =
+		genlFamilyOf("nbd") ? "the kernel refused" : "the nbd module is not loaded";
+	EXPECT_NE(output->err.find(expected), std::string::npos) << output->err;
+	EXPECT_NE(
+		output->err.find("a request in flight on /dev/nbd2 waits until a server attaches"),
+		std::string::npos)
+		<< output->err;
+}
+
+TEST_F(NbdHelperExecTest, AfterExitLeavesASpecsOwnIoTimeout)
+{
+	config_.ioTimeout = 30;
+	auto text = formatNbdConfig(config_);
+	ASSERT_TRUE(text);
+	root_.write("conf/data.conf", *text);
+	addNbd(root_, "nbd2", "4242", config_.cookie);
+	auto output = runHelper({ "--after-exit", "data" });
+	ASSERT_TRUE(output) << output.error().message;
+	EXPECT_TRUE(output->succeeded()) << output->describe();
+	EXPECT_EQ(output->err, "");
 }
 
 } /* namespace */

@@ -18,13 +18,18 @@ TEST(NbdHelperArgs, Parsed)
 {
 	auto plain = parseHelperArgs({ "data" });
 	ASSERT_TRUE(plain);
-	EXPECT_EQ(*plain, (HelperArgs{ "data", "/run/rbd-volume/nbd", "/sys", false }));
+	EXPECT_EQ(*plain, (HelperArgs{ "data", "/run/rbd-volume/nbd", "/sys", HelperMode::Exec }));
 	auto all = parseHelperArgs(
 		{ "--wait", "--config-dir", "/tmp/c", "--sysfs", "/tmp/s", "db.1" });
 	ASSERT_TRUE(all);
-	EXPECT_EQ(*all, (HelperArgs{ "db.1", "/tmp/c", "/tmp/s", true }));
+	EXPECT_EQ(*all, (HelperArgs{ "db.1", "/tmp/c", "/tmp/s", HelperMode::Wait }));
+	auto after = parseHelperArgs({ "--after-exit", "data" });
+	ASSERT_TRUE(after);
+	EXPECT_EQ(after->mode, HelperMode::AfterExit);
 	for (const Argv &bad : { Argv{}, Argv{ "--wait" }, Argv{ "a", "b" }, Argv{ "--bogus", "a" },
-				 Argv{ "a", "--sysfs" }, Argv{ "my-vol" }, Argv{ "../etc" } }) {
+				 Argv{ "a", "--sysfs" }, Argv{ "my-vol" }, Argv{ "../etc" },
+				 Argv{ "--wait", "--after-exit", "a" },
+				 Argv{ "--after-exit", "--after-exit", "a" } }) {
 		auto parsed = parseHelperArgs(bad);
 		ASSERT_FALSE(parsed) << ::testing::PrintToString(bad);
 		EXPECT_EQ(parsed.error().code, Errc::InvalidArgument);
@@ -170,6 +175,19 @@ TEST(NbdHelperTimer, ShortensTheRequestTimerWithoutAnIoTimeout)
 	auto missing = shortenRequestTimer(config, rootsIn(root), "/dev/nbd9");
 	ASSERT_FALSE(missing);
 	EXPECT_NE(missing.error().message.find("nbd9/queue/io_timeout"), std::string::npos);
+}
+
+/* After rbd-nbd exits, only a device still carrying the cookie, and only with io-timeout 0. */
+TEST(NbdHelperAfterExit, TimesOutOnlyTheDeviceItLeftWithoutAnIoTimeout)
+{
+	const TempDir root;
+	NbdVolumeConfig config = nbdConfigFor(mapRequestOf(volumeSpec()), DriverTools{});
+	addNbd(root, "nbd0", "10", "rbd-volume.other.0000000000000000");
+	EXPECT_EQ(deviceToTimeOut(config, rootsIn(root)), std::nullopt);
+	addNbd(root, "nbd5", "4242", config.cookie);
+	EXPECT_EQ(deviceToTimeOut(config, rootsIn(root)), "/dev/nbd5");
+	config.ioTimeout = 30;
+	EXPECT_EQ(deviceToTimeOut(config, rootsIn(root)), std::nullopt);
 }
 
 } /* namespace */
