@@ -110,12 +110,19 @@ Result<std::vector<VolumeSummary>> Client::listVolumes()
 	return volumes;
 }
 
-Result<std::string> Client::volumePath(const std::string &name)
+Result<std::string> Client::volumePath(const std::string &name, bool autoStart)
 {
+	auto call = newManagerCall("GetVolume");
+	if (!call)
+		return tl::make_unexpected(call.error());
+	int r = sd_bus_message_append(call->get(), "s", name.c_str());
+	if (r >= 0)
+		r = sd_bus_message_set_auto_start(call->get(), static_cast<int>(autoStart));
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
 	ScopedBusError error;
 	sd_bus_message *raw = nullptr;
-	int r = sd_bus_call_method(bus_.get(), ServiceName, ManagerPath, ManagerInterface,
-				   "GetVolume", error.get(), &raw, "s", name.c_str());
+	r = sd_bus_call(bus_.get(), call->get(), 0, error.get(), &raw);
 	const MessagePtr reply(raw);
 	if (r < 0)
 		return callFailed(error, r, "cannot look up the volume");
@@ -146,8 +153,14 @@ Result<void> Client::setIntent(const char *member, const std::string &name, bool
 	auto call = newManagerCall(member);
 	if (!call)
 		return tl::make_unexpected(call.error());
-	const int r =
-		sd_bus_message_append(call->get(), "sb", name.c_str(), static_cast<int>(wait));
+	int r = sd_bus_message_append(call->get(), "sb", name.c_str(), static_cast<int>(wait));
+	/*
+	 * Bus activation would start the daemon through systemd, which orders
+	 * that start after the stop of rbd-volume@NAME running this very Down:
+	 * the call would wait for the bus's activation timeout, then fail.
+	 */
+	if (r >= 0 && std::string_view(member) == "Down")
+		r = sd_bus_message_set_auto_start(call->get(), 0);
 	if (r < 0)
 		return tl::make_unexpected(errorFromErrno(r, "cannot build the call"));
 	return callAndWait(call->get(), settings);
@@ -226,7 +239,9 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 			return tl::make_unexpected(sender.error());
 		std::string path;
 		if (!settings.volume.empty()) {
-			auto found = volumePath(settings.volume);
+			/* A call that may not start the daemon looks up without starting it too. */
+			auto found = volumePath(settings.volume,
+						sd_bus_message_get_auto_start(call) > 0);
 			if (!found)
 				return tl::make_unexpected(found.error());
 			path = std::move(*found);

@@ -34,13 +34,18 @@ public:
 	/* Manager.ListVolumes, sorted by name. */
 	Result<std::vector<VolumeSummary>> listVolumes();
 
-	/* Manager.GetVolume: the object path of volume `name`. */
-	Result<std::string> volumePath(const std::string &name);
+	/* Manager.GetVolume: the object path of volume `name`; `autoStart`: the bus may start the daemon. */
+	Result<std::string> volumePath(const std::string &name, bool autoStart = true);
 
 	/* Properties.GetAll of the volume object at `objectPath`. */
 	Result<VolumeProperties> volumeProperties(const std::string &objectPath);
 
-	/* Manager.Up / Manager.Down (`member`) of `name`; the daemon waits for convergence when `wait`. */
+	/*
+	 * Manager.Up / Manager.Down (`member`) of `name`; the daemon waits for
+	 * convergence when `wait`. A Down never has the bus start the daemon:
+	 * with none running it fails Unreachable, and the caller goes down
+	 * without it (see downWithoutDaemon).
+	 */
 	Result<void> setIntent(const char *member, const std::string &name, bool wait,
 			       const WaitSettings &settings);
 

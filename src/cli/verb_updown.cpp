@@ -91,7 +91,9 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 				static_cast<uint64_t>(std::max<int64_t>(1, left.count()));
 		}
 		done = bus->setIntent(member, name, wait, settings);
-		if (done || !bus::isDaemonGone(done.error()))
+		/* A Down that found no daemon (gone since the look above) goes down here next time. */
+		if (done || !(bus::isDaemonGone(done.error()) ||
+			      (down && done.error().code == Errc::Unreachable)))
 			return done;
 	}
 	return done;

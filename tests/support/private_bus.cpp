@@ -22,7 +22,7 @@ namespace {
 
 constexpr int StartTimeoutMs = 10000;
 
-std::string busConfig(const std::string &dir)
+std::string busConfig(const std::string &dir, bool activation)
 {
 	return "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
 	       "1.0//EN\"\n"
@@ -32,7 +32,8 @@ std::string busConfig(const std::string &dir)
 	       "  <listen>unix:dir=" +
 	       dir +
 	       "</listen>\n"
-	       "  <auth>EXTERNAL</auth>\n"
+	       "  <auth>EXTERNAL</auth>\n" +
+	       (activation ? "  <servicedir>" + dir + "/services</servicedir>\n" : std::string()) +
 	       "  <policy context=\"default\">\n"
 	       "    <allow send_destination=\"*\" eavesdrop=\"true\"/>\n"
 	       "    <allow eavesdrop=\"true\"/>\n"
@@ -82,7 +83,8 @@ std::string PrivateBus::program()
 	return {};
 }
 
-std::unique_ptr<PrivateBus> PrivateBus::start(std::string &problem)
+std::unique_ptr<PrivateBus> PrivateBus::start(std::string &problem,
+					      const std::string &activationExec)
 {
 	const std::string binary = program();
 	if (binary.empty()) {
@@ -95,7 +97,11 @@ std::unique_ptr<PrivateBus> PrivateBus::start(std::string &problem)
 		return nullptr;
 	}
 	const std::string config = "bus.conf";
-	bus->dir_.write(config, busConfig(bus->dir_.path()));
+	bus->dir_.write(config, busConfig(bus->dir_.path(), !activationExec.empty()));
+	if (!activationExec.empty())
+		bus->dir_.write("services/org.rbdvolume1.service",
+				"[D-BUS Service]\nName=org.rbdvolume1\nExec=" + activationExec +
+					"\n");
 
 	int pipeFds[2];
 	if (::pipe2(pipeFds, O_CLOEXEC) < 0) {

@@ -14,8 +14,13 @@ namespace rbdvolume::testing {
 class PrivateBus
 {
 public:
-	/* Starts dbus-daemon; nullptr with `problem` set when it cannot. */
-	static std::unique_ptr<PrivateBus> start(std::string &problem);
+	/*
+	 * Starts dbus-daemon; nullptr with `problem` set when it cannot. With
+	 * `activationExec`, org.rbdvolume1 is activatable: a call to it that
+	 * may start its service has the bus run that command.
+	 */
+	static std::unique_ptr<PrivateBus> start(std::string &problem,
+						 const std::string &activationExec = "");
 
 	PrivateBus() = default;
 	~PrivateBus();
