@@ -93,6 +93,9 @@ force_clean() {
 case_cleanup() { # case_cleanup NAME: fails when something was left behind
 	local left
 	in_ct systemctl stop rbdv-writer.service >/dev/null 2>&1 || true
+	# a kill-window case that failed leaves its kill point armed
+	in_ct sh -c 'rm -rf /run/rbdv-kill /run/systemd/system/rbd-fuse@*.service.d &&
+		systemctl daemon-reload' >/dev/null 2>&1 || true
 	sys_stop_volumes >/dev/null 2>&1 || true
 	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml' || true
 	left=$(ct_leftovers)

@@ -302,39 +302,52 @@ case_hostile_stuck_cluster() {
 	wait_for 30 all_phases_are up c1 c2 || fail "not up after the cluster came back: $(not_in_phase up c1 c2)"
 }
 
-# The daemon's systemctl, wrapped: the real one runs, then, when the call is
-# the armed one, the daemon is killed with SIGKILL after a delay (or before).
-kill_wrapper_install() {
-	put_file /usr/local/libexec/rbdv-kill-systemctl <<'EOF'
+# The daemon killed at a moment of a mapper unit's job, from the unit itself:
+# a drop-in runs the kill point as the job begins (ExecStartPre=, ExecStop=:
+# WHEN "before", while the daemon waits for the job) or ends (ExecStartPost=,
+# ExecStopPost=: WHEN seconds later, while the daemon goes on with the
+# volume). After a start the delayed kill runs in the background, in the
+# unit's cgroup; after a stop in a transient unit of its own, since the stop
+# empties that cgroup.
+kill_point_install() { # kill_point_install UNIT
+	put_file /usr/local/libexec/rbdv-kill-point <<'EOF'
 #!/bin/sh
-# rbd-volumed's systemctl in the kill tests (tests/system/hostile_cases.sh).
+# rbdv-kill-point JOB PHASE: kills rbd-volumed if /run/rbdv-kill is armed for
+# JOB ("start UNIT", "stop UNIT"): at PHASE "begin" for "before", at "end"
+# after the armed delay (tests/system/hostile_cases.sh).
 point=/run/rbdv-kill
-if [ -f $point/call ] && [ "$*" = "$(cat $point/call)" ] && [ "$(cat $point/when)" = before ]; then
-	rm -f $point/call
-	kill -KILL "$PPID"
-	exit 1
+[ -f $point/call ] && [ "$1" = "$(cat $point/call)" ] || exit 0
+when=$(cat $point/when)
+case $2:$when in
+begin:before | end:[0-9]*) ;;
+*) exit 0 ;;
+esac
+rm -f $point/call
+pid=$(systemctl show -P MainPID rbd-volumed.service)
+[ "$pid" -gt 0 ] || exit 0
+if [ "$when" = before ]; then
+	kill -KILL "$pid"
+elif [ "${1%% *}" = start ]; then
+	(sleep "$when" && kill -KILL "$pid") </dev/null >/dev/null 2>&1 &
+else
+	systemd-run --quiet --no-block --collect --unit="rbdv-kill-$$" /bin/sh -c "sleep $when; kill -KILL $pid"
 fi
-/usr/bin/systemctl "$@"
-rc=$?
-if [ -f $point/call ] && [ "$*" = "$(cat $point/call)" ]; then
-	rm -f $point/call
-	sleep "$(cat $point/when)"
-	kill -KILL "$PPID"
-fi
-exit $rc
+exit 0
 EOF
-	in_ct chmod 0755 /usr/local/libexec/rbdv-kill-systemctl
-	put_file /etc/rbd-volume/rbd-volumed.toml <<'EOF'
-[tools]
-systemctl = "/usr/local/libexec/rbdv-kill-systemctl"
+	in_ct chmod 0755 /usr/local/libexec/rbdv-kill-point
+	put_file "/run/systemd/system/$1.d/kill-point.conf" <<'EOF'
+[Service]
+ExecStartPre=/usr/local/libexec/rbdv-kill-point "start %n" begin
+ExecStartPost=/usr/local/libexec/rbdv-kill-point "start %n" end
+ExecStop=/usr/local/libexec/rbdv-kill-point "stop %n" begin
+ExecStopPost=/usr/local/libexec/rbdv-kill-point "stop %n" end
 EOF
-	in_ct systemctl restart rbd-volumed.service
+	in_ct systemctl daemon-reload
 }
 
-kill_wrapper_remove() {
-	in_ct rm -f /etc/rbd-volume/rbd-volumed.toml /usr/local/libexec/rbdv-kill-systemctl
-	in_ct rm -rf /run/rbdv-kill
-	in_ct systemctl restart rbd-volumed.service
+kill_point_remove() { # kill_point_remove UNIT
+	in_ct rm -rf "/run/systemd/system/$1.d" /usr/local/libexec/rbdv-kill-point /run/rbdv-kill
+	in_ct systemctl daemon-reload
 }
 
 arm() { # arm CALL WHEN: kill the daemon at CALL ("start rbd-fuse@k.service"), WHEN a delay or "before"
@@ -357,10 +370,10 @@ daemon_killed() { ! in_ct kill -0 "$1" 2>/dev/null; } # daemon_killed OLD-MAIN-P
 
 case_hostile_kill_map_window() {
 	local when pid points=0
-	kill_wrapper_install
+	kill_point_install rbd-fuse@kw.service
 	spec kw
-	# Before rbd-fuse starts, then by time after its start returned: the wait for
-	# its file, the loop's attach and record, fsck, the mounts.
+	# As rbd-fuse's start begins, then by time after it ended: the wait for its
+	# file, the loop's attach and record, fsck, the mounts.
 	for when in before 0 0.002 0.004 0.006 0.008 0.01 0.013 0.016 0.02 0.025 0.03 0.035 0.04 \
 		0.05 0.06 0.07 0.08 0.09 0.1 0.12 0.14 0.17 0.2 0.25 0.3 0.4 0.5 0.7 1.0 1.5; do
 		in_ct systemctl reset-failed rbd-volumed.service >/dev/null 2>&1 || true
@@ -368,19 +381,20 @@ case_hostile_kill_map_window() {
 		arm "start rbd-fuse@kw.service" "$when"
 		in_ct timeout 120 systemctl start rbd-volume@kw.service ||
 			fail "start with a kill at '$when' failed: $(failed_starts rbd-volume@kw.service)"
-		daemon_killed "$pid" || fail "the kill at '$when' did not happen"
+		wait_for 10 daemon_killed "$pid" || fail "the kill at '$when' did not happen"
+		wait_for 30 daemon_replaced "$pid" || fail "systemd did not restart rbd-volumed after the kill at '$when'"
 		converged_once kw
 		stop_units rbd-volume@kw.service
 		assert_nothing_left
 		points=$((points + 1))
 	done
 	sys_log "$points kill points in the map window, each converged"
-	kill_wrapper_remove
+	kill_point_remove rbd-fuse@kw.service
 }
 
 case_hostile_kill_down() {
 	local when delay pid points=0
-	kill_wrapper_install
+	kill_point_install rbd-fuse@kd.service
 	spec kd
 	for when in before 0 0.2; do
 		start_units rbd-volume@kd.service
@@ -388,7 +402,7 @@ case_hostile_kill_down() {
 		pid=$(unit_prop rbd-volumed.service MainPID)
 		arm "stop rbd-fuse@kd.service" "$when"
 		in_ct timeout 120 systemctl stop rbd-volume@kd.service || fail "stop with a kill at '$when' failed"
-		daemon_killed "$pid" || fail "the kill at '$when' did not happen"
+		wait_for 10 daemon_killed "$pid" || fail "the kill at '$when' did not happen"
 		assert_nothing_left
 		points=$((points + 1))
 	done
@@ -408,5 +422,5 @@ case_hostile_kill_down() {
 		points=$((points + 1))
 	done
 	sys_log "$points kill points across down, each converged"
-	kill_wrapper_remove
+	kill_point_remove rbd-fuse@kd.service
 }
