@@ -6,8 +6,7 @@
 namespace rbdvolume {
 
 HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
-	: units_(runner_, config.driverTools.systemctl, config.unitTimeout),
-	  krbd_(runner_, config.driverTools, SystemRoots{}),
+	: units_(config.unitTimeout), krbd_(runner_, config.driverTools, SystemRoots{}),
 	  nbd_(runner_, units_, config.driverTools, SystemRoots{}),
 	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
 					  config.unitTimeout, config.tools.deviceTimeout }),

@@ -10,6 +10,7 @@
 #include "config/daemon_config.hpp"
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/bus_units.hpp"
 #include "host/command_runner.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/krbd/krbd_mapper.hpp"
@@ -37,7 +38,7 @@ public:
 
 private:
 	PosixCommandRunner runner_;
-	SystemctlUnits units_;
+	BusUnits units_;
 	KrbdMapper krbd_;
 	NbdMapper nbd_;
 	FuseMapper fuse_;
