@@ -130,13 +130,17 @@ public:
 		constexpr int MaxDatagrams = 8;
 		for (int i = 0; i < MaxDatagrams; i++) {
 			std::vector<uint8_t> reply(ReplyBufferSize);
-			const ssize_t got = recv(fd_.get(), reply.data(), reply.size(), 0);
+			const ssize_t got = recv(fd_.get(), reply.data(), reply.size(), MSG_TRUNC);
 			if (got < 0 && errno == EAGAIN)
 				return fail(Errc::Timeout,
 					    "no netlink reply within " +
 						    std::to_string(NetlinkReplyTimeoutSec) + " s");
 			if (got < 0)
 				return failErrno("cannot read the netlink reply", errno);
+			if (static_cast<size_t>(got) > reply.size())
+				return fail(Errc::Io, "a netlink reply larger than " +
+							      std::to_string(ReplyBufferSize) +
+							      " bytes");
 			reply.resize(static_cast<size_t>(got));
 			if (answerTo(reply, seq))
 				return reply;
@@ -200,7 +204,8 @@ Result<uint16_t> genlFamilyId(std::span<const uint8_t> reply, uint32_t seq,
 			return fail(Errc::NotFound,
 				    "the kernel has no '" + family + "' netlink family" +
 					    (family == NBD_GENL_FAMILY_NAME
-						     ? " (the nbd module is not loaded)"
+						     ? " (the nbd module is not loaded, or this "
+						       "is not the host's network namespace)"
 						     : ""),
 				    ENOENT);
 		return failErrno("the kernel refused to name its '" + family + "' netlink family",

@@ -3,8 +3,13 @@
  * The kernel's nbd netlink family, spoken directly over a generic netlink
  * socket (no libnl): resolve the family, then NBD_CMD_RECONFIGURE one
  * setting of a device. The request names the device's backend cookie, and
- * the kernel compares it under its own lock: a device that has meanwhile
- * gone to another volume is refused, never changed.
+ * the kernel compares it under its own lock with the cookie the device
+ * carries: a device that has meanwhile gone to another volume's rbd-nbd is
+ * refused. The kernel skips the comparison for a device that carries no
+ * cookie at all (connected through the ioctl interface), so the caller
+ * reads the cookie from sysfs right before asking; what is left is a
+ * window of a system call in which our device would have to be torn down
+ * and connected afresh by another program.
  */
 #pragma once
 

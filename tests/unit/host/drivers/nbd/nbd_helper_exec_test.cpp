@@ -167,20 +167,21 @@ TEST_F(NbdHelperExecTest, AfterExitWithoutTheDeviceDoesNothing)
 TEST_F(NbdHelperExecTest, AfterExitTimesOutTheDeviceItLeft)
 {
 	/*
-	 * The fake sysfs names nbd2, which the running kernel does not hold with
-	 * this cookie: the kernel's answer (no nbd family here, or its refusal)
-	 * shows that the helper asked it, and the failure is said.
+	 * The fake sysfs names nbd999999, an index no kernel holds (so no real
+	 * device of the host running the test is ever touched): the kernel's
+	 * answer (no nbd family here, or its refusal) shows that the helper
+	 * asked it, and the failure is said.
 	 */
-	addNbd(root_, "nbd2", "4242", config_.cookie);
+	addNbd(root_, "nbd999999", "4242", config_.cookie);
 	auto output = runHelper({ "--after-exit", "data" });
 	ASSERT_TRUE(output) << output.error().message;
 	EXPECT_EQ(output->exitStatus, EXIT_FAILURE) << output->describe();
 	const std::string expected =
 		genlFamilyOf("nbd") ? "the kernel refused" : "the nbd module is not loaded";
 	EXPECT_NE(output->err.find(expected), std::string::npos) << output->err;
-	EXPECT_NE(
-		output->err.find("a request in flight on /dev/nbd2 waits until a server attaches"),
-		std::string::npos)
+	EXPECT_NE(output->err.find(
+			  "a request in flight on /dev/nbd999999 waits until a server attaches"),
+		  std::string::npos)
 		<< output->err;
 }
 
