@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <poll.h>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -65,6 +66,13 @@ std::string readAddress(int fd)
 }
 
 } /* namespace */
+
+bool integrationRequired()
+{
+	const char *value =
+		std::getenv("RBDV_REQUIRE_INTEGRATION"); /* NOLINT(concurrency-mt-unsafe) */
+	return value != nullptr && std::string_view(value) == "1";
+}
 
 std::string PrivateBus::program()
 {

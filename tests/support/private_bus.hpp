@@ -41,4 +41,7 @@ private:
 	pid_t pid_ = -1;
 };
 
+/* RBDV_REQUIRE_INTEGRATION=1 (CI): a bus that cannot start fails the test, never skips it. */
+bool integrationRequired();
+
 } /* namespace rbdvolume::testing */

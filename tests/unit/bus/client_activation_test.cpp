@@ -23,15 +23,9 @@ namespace rbdvolume::bus {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::integrationRequired;
 using testing::PrivateBus;
 using testing::TempDir;
-
-bool integrationRequired()
-{
-	const char *value =
-		std::getenv("RBDV_REQUIRE_INTEGRATION"); /* NOLINT(concurrency-mt-unsafe) */
-	return value != nullptr && std::string_view(value) == "1";
-}
 
 TEST(ClientActivation, ADownNeverStartsTheDaemon)
 {

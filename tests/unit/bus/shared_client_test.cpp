@@ -25,15 +25,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::FakeManager;
+using testing::integrationRequired;
 using testing::PrivateBus;
 using testing::ReplyPlan;
-
-bool integrationRequired()
-{
-	const char *value =
-		std::getenv("RBDV_REQUIRE_INTEGRATION"); /* NOLINT(concurrency-mt-unsafe) */
-	return value != nullptr && std::string_view(value) == "1";
-}
 
 class SharedClientTest : public ::testing::Test
 {

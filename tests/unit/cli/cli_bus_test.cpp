@@ -24,13 +24,6 @@ namespace {
 
 constexpr std::string_view Hint = "is rbd-volumed running? (systemctl status rbd-volumed)";
 
-bool integrationRequired()
-{
-	const char *value =
-		std::getenv("RBDV_REQUIRE_INTEGRATION"); /* NOLINT(concurrency-mt-unsafe) */
-	return value != nullptr && std::string_view(value) == "1";
-}
-
 /* The volumes as the CLI shows them: sorted by name. */
 std::vector<bus::VolumeProperties> sortedVolumes()
 {
