@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The real adapters on the real kernel: command runner, libmount, libblkid, loop devices. */
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -457,6 +458,51 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 	EXPECT_FALSE(isMountPoint(mount));
 	EXPECT_FALSE(readFile(runtime + "/vol.loop").value_or("x").has_value());
 	EXPECT_FALSE(readFile(runtime + "/vol.conf").value_or("x").has_value());
+}
+
+/*
+ * list() records a loop attached just before a crash. Beside a map and an
+ * unmap of the same volume (the read lane runs beside the episode), it must
+ * never record a loop the unmap detached: the record would outlive the
+ * volume. Each round waits for a list() that began after the unmap ended.
+ */
+TEST(FuseMapper, AListBesideMapAndUnmapLeavesNoRecordOfADetachedLoop)
+{
+	const std::string runtime = freshDir("fuse-race") + "/fuse";
+	const std::string mount = runtime + "/vol";
+	NoUnits units;
+	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
+	VolumeSpec spec;
+	spec.name = "vol";
+	spec.image.pool = "rbd";
+	spec.image.name = "img";
+	std::atomic<bool> done{ false };
+	std::atomic<unsigned> lists{ 0 };
+	std::thread lister([&] {
+		while (!done) {
+			(void)fuse.list();
+			++lists;
+		}
+	});
+	int stale = 0;
+	for (int round = 0; round < 200 && stale == 0; ++round) {
+		shellOk("mkdir -p " + mount);
+		ASSERT_EQ(::mount("served", mount.c_str(), "tmpfs", 0, nullptr), 0);
+		const UniqueFd img(
+			::open((mount + "/img").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+		ASSERT_EQ(::ftruncate(img.get(), 64 << 20), 0);
+		auto device = fuse.map(mapRequestOf(spec));
+		ASSERT_TRUE(device) << device.error().message;
+		auto unmapped = fuse.unmap(mapRequestOf(spec), *device);
+		ASSERT_TRUE(unmapped) << unmapped.error().message;
+		for (const unsigned seen = lists.load(); lists.load() < seen + 2;)
+			std::this_thread::yield();
+		if (readFile(runtime + "/vol.loop").value_or(std::nullopt))
+			stale = round + 1;
+	}
+	done = true;
+	lister.join();
+	EXPECT_EQ(stale, 0) << "a record of a detached loop was left after round " << stale;
 }
 
 /* A map cut short between starting rbd-fuse and attaching the loop leaves an orphan. */

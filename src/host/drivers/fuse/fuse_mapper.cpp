@@ -285,13 +285,8 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 		image.readOnly = loop.readOnly;
 		image.owner = volume;
 		image.fault = faultOf(volume, loop);
-		if (image.fault.empty() && !config_.observeOnly) {
-			/* Attached just before a crash, unrecorded: record it now. */
-			struct stat st {
-			};
-			if (::stat(paths_.loopRecord(volume).c_str(), &st) != 0 && errno == ENOENT)
-				(void)recordLoop(volume, loop.device);
-		}
+		if (image.fault.empty() && !config_.observeOnly)
+			recordIfUnrecorded(volume, loop);
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
@@ -319,6 +314,7 @@ Result<std::vector<std::string>> FuseMapper::orphans()
 
 Result<Change> FuseMapper::stopOrphan(const MapRequest &request)
 {
+	const Changing changing(*this, request.volume);
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
@@ -371,6 +367,40 @@ Result<void> FuseMapper::recordLoop(const std::string &volume, const std::string
 }
 
 /*
+ * A loop attached just before a crash has no record: it is made here. Not
+ * while the volume's map or unmap runs, and only for the very loop listed
+ * (its diskseq is new at every attach): an unmap that detached it and
+ * removed the record since must not find a record of a loop that is gone.
+ */
+void FuseMapper::recordIfUnrecorded(const std::string &volume, const LoopInfo &loop)
+{
+	const std::lock_guard hold(changingLock_);
+	if (changing_.contains(volume))
+		return;
+	struct stat st {
+	};
+	if (::stat(paths_.loopRecord(volume).c_str(), &st) == 0 || errno != ENOENT)
+		return;
+	const auto now = readLoop(baseName(loop.device));
+	if (!now || now->diskseq != loop.diskseq || now->backingFile != loop.backingFile)
+		return;
+	(void)recordLoop(volume, loop.device);
+}
+
+FuseMapper::Changing::Changing(FuseMapper &mapper, std::string volume)
+	: mapper_(mapper), volume_(std::move(volume))
+{
+	const std::lock_guard hold(mapper_.changingLock_);
+	mapper_.changing_.insert(volume_);
+}
+
+FuseMapper::Changing::~Changing()
+{
+	const std::lock_guard hold(mapper_.changingLock_);
+	mapper_.changing_.erase(volume_);
+}
+
+/*
  * After its unit stopped. A FUSE mount still there is dead (rbd-fuse was
  * killed and its unit stopped before a restart could clear it): ours, in
  * our private directory, so it is detached as the helper would.
@@ -395,6 +425,7 @@ Result<std::string> FuseMapper::map(const MapRequest &request)
 		return fail(Errc::Unsupported,
 			    "the fuse driver cannot honour map.exclusive: rbd-fuse "
 			    "takes no exclusive lock; use the krbd or nbd driver");
+	const Changing changing(*this, request.volume);
 	auto mapped = list();
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
@@ -429,6 +460,7 @@ Result<std::string> FuseMapper::map(const MapRequest &request)
 
 Result<Change> FuseMapper::unmap(const MapRequest &request, const std::string &device)
 {
+	const Changing changing(*this, request.volume);
 	auto change = detachUnmountedLoop(device, config_.deviceTimeout);
 	if (!change)
 		return change;

@@ -20,6 +20,8 @@
 
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <set>
 
 #include "engine/ports.hpp"
 #include "host/drivers/fuse/fuse_volume.hpp"
@@ -80,11 +82,31 @@ private:
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
 	Result<void> waitForImage(const MapRequest &request);
 	Result<void> recordLoop(const std::string &volume, const std::string &device);
+	void recordIfUnrecorded(const std::string &volume, const LoopInfo &loop);
 	void dropFiles(const std::string &volume);
+
+	/* Marks a volume while map, unmap or stopOrphan change its files. */
+	class Changing
+	{
+	public:
+		Changing(FuseMapper &mapper, std::string volume);
+		~Changing();
+		Changing(const Changing &) = delete;
+		Changing &operator=(const Changing &) = delete;
+		Changing(Changing &&) = delete;
+		Changing &operator=(Changing &&) = delete;
+
+	private:
+		FuseMapper &mapper_;
+		std::string volume_;
+	};
 
 	UnitControl &units_;
 	FuseDriverConfig config_;
 	FusePaths paths_;
+	/* list() runs beside a volume's map or unmap: it writes nothing of a marked volume. */
+	std::mutex changingLock_;
+	std::set<std::string> changing_;
 };
 
 } /* namespace rbdvolume */

@@ -134,6 +134,23 @@ Result<LoopBacking> loopBacking(const std::string &device)
 	return LoopBacking{ info.lo_device, info.lo_inode };
 }
 
+std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot)
+{
+	const std::string dir = sysfsRoot + "/block/" + name;
+	auto backing = readFile(dir + "/loop/backing_file");
+	if (!backing || !*backing)
+		return std::nullopt; /* not attached */
+	auto ro = readFile(dir + "/ro");
+	auto diskseq = readFile(dir + "/diskseq");
+	LoopInfo info;
+	info.device = "/dev/" + name;
+	info.backingFile = trimmed(**backing);
+	info.readOnly = ro && *ro && trimmed(**ro) == "1";
+	if (diskseq && *diskseq)
+		info.diskseq = std::strtoull((*diskseq)->c_str(), nullptr, 10);
+	return info;
+}
+
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)
 {
 	std::vector<LoopInfo> loops;
@@ -142,18 +159,8 @@ Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)
 		const std::string name = entry.path().filename().string();
 		if (name.rfind("loop", 0) != 0)
 			continue;
-		auto backing = readFile(entry.path().string() + "/loop/backing_file");
-		if (!backing || !*backing)
-			continue; /* not attached */
-		auto ro = readFile(entry.path().string() + "/ro");
-		auto diskseq = readFile(entry.path().string() + "/diskseq");
-		LoopInfo info;
-		info.device = "/dev/" + name;
-		info.backingFile = trimmed(**backing);
-		info.readOnly = ro && *ro && trimmed(**ro) == "1";
-		if (diskseq && *diskseq)
-			info.diskseq = std::strtoull((*diskseq)->c_str(), nullptr, 10);
-		loops.push_back(std::move(info));
+		if (auto info = readLoop(name, sysfsRoot))
+			loops.push_back(std::move(*info));
 	}
 	if (ec)
 		return fail(Errc::Io, "cannot list " + sysfsRoot + "/block: " + ec.message(),

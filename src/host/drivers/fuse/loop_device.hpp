@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ Result<LoopBacking> loopBacking(const std::string &device);
  * Every attached loop device, from the backing_file of each loop under
  * sysfsRoot/block: the kernel's own strings, no I/O through a backing file.
  */
+/* One loop device by its name ("loop3"), nullopt when it is not attached. */
+std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot = "/sys");
+
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");
 
 } /* namespace rbdvolume */
