@@ -414,6 +414,16 @@ TEST(FuseMapper, KnowsItsLoopAfterTheServingMountWentAway)
 	EXPECT_TRUE(none->empty());
 }
 
+/* Volume "vol" over the image rbd/img, which the tests show as the file img. */
+MapRequest volOverImg()
+{
+	VolumeSpec spec;
+	spec.name = "vol";
+	spec.image.pool = "rbd";
+	spec.image.name = "img";
+	return mapRequestOf(spec);
+}
+
 /* The record map() writes knows the loop by its diskseq once the mount went away. */
 TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 {
@@ -423,12 +433,9 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 		" && truncate -s 64M " + mount + "/img");
 	NoUnits units;
 	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
-	VolumeSpec spec;
-	spec.name = "vol";
-	spec.image.pool = "rbd";
-	spec.image.name = "img";
+	const MapRequest request = volOverImg();
 
-	auto device = fuse.map(mapRequestOf(spec));
+	auto device = fuse.map(request);
 	ASSERT_TRUE(device) << device.error().message;
 	auto record = readFile(runtime + "/vol.loop");
 	ASSERT_TRUE(record && *record);
@@ -451,7 +458,7 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 	ASSERT_TRUE(lost && lost->size() == 1U);
 	EXPECT_NE(lost->front().fault.find("died"), std::string::npos) << lost->front().fault;
 
-	auto unmapped = fuse.unmap(mapRequestOf(spec), *device);
+	auto unmapped = fuse.unmap(request, *device);
 	ASSERT_TRUE(unmapped) << unmapped.error().message;
 	EXPECT_TRUE(fuse.list().value_or(std::vector<MappedImage>(1)).empty());
 	/* The unit stopped: what is still mounted there is dead, detached with the rest. */
@@ -472,10 +479,7 @@ TEST(FuseMapper, AListBesideMapAndUnmapLeavesNoRecordOfADetachedLoop)
 	const std::string mount = runtime + "/vol";
 	NoUnits units;
 	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
-	VolumeSpec spec;
-	spec.name = "vol";
-	spec.image.pool = "rbd";
-	spec.image.name = "img";
+	const MapRequest request = volOverImg();
 	std::atomic<bool> done{ false };
 	std::atomic<unsigned> lists{ 0 };
 	std::thread lister([&] {
@@ -491,9 +495,9 @@ TEST(FuseMapper, AListBesideMapAndUnmapLeavesNoRecordOfADetachedLoop)
 		const UniqueFd img(
 			::open((mount + "/img").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
 		ASSERT_EQ(::ftruncate(img.get(), 64 << 20), 0);
-		auto device = fuse.map(mapRequestOf(spec));
+		auto device = fuse.map(request);
 		ASSERT_TRUE(device) << device.error().message;
-		auto unmapped = fuse.unmap(mapRequestOf(spec), *device);
+		auto unmapped = fuse.unmap(request, *device);
 		ASSERT_TRUE(unmapped) << unmapped.error().message;
 		for (const unsigned seen = lists.load(); lists.load() < seen + 2;)
 			std::this_thread::yield();

@@ -49,13 +49,13 @@ struct LoopBacking {
 /* From LOOP_GET_STATUS64: what the loop holds, whatever its backing path now shows. */
 Result<LoopBacking> loopBacking(const std::string &device);
 
+/* One loop device by its name ("loop3"), nullopt when it is not attached. */
+std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot = "/sys");
+
 /*
  * Every attached loop device, from the backing_file of each loop under
  * sysfsRoot/block: the kernel's own strings, no I/O through a backing file.
  */
-/* One loop device by its name ("loop3"), nullopt when it is not attached. */
-std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot = "/sys");
-
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");
 
 } /* namespace rbdvolume */
