@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The real adapters on the real kernel: command runner, libmount, libblkid, loop devices. */
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
 #include "engine/observer.hpp"
 #include "host/blkid_block_probe.hpp"
@@ -321,7 +324,8 @@ TEST_F(LoopFixture, DetachRefusesADeviceAFilesystemHolds)
 	shellOk("unshare -m sh -c 'mount " + device_ + " " + dir_ +
 		"/mnt && sleep 3' >/dev/null 2>&1 & sleep 1");
 	/* Mounted in another mount namespace: our table does not show it. */
-	auto refused = detachUnmountedLoop(device_);
+	auto refused = detachUnmountedLoop(device_, std::chrono::seconds(30),
+					   std::chrono::milliseconds(200));
 	ASSERT_FALSE(refused);
 	EXPECT_EQ(refused.error().code, Errc::Busy);
 	EXPECT_NE(refused.error().message.find("another mount namespace"), std::string::npos)
@@ -330,6 +334,29 @@ TEST_F(LoopFixture, DetachRefusesADeviceAFilesystemHolds)
 	auto detached = detachUnmountedLoop(device_);
 	ASSERT_TRUE(detached) << detached.error().message;
 	EXPECT_EQ(*detached, Change::Changed);
+}
+
+/*
+ * A holder no table shows lets go by itself: a filesystem an unmount
+ * elsewhere is still writing back (systemd's, at shutdown). Played by an
+ * exclusive open, the claim such a filesystem holds; the detach waits it out.
+ */
+TEST_F(LoopFixture, DetachWaitsForAHolderThatLetsGo)
+{
+	UniqueFd claim(open(device_.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
+	ASSERT_TRUE(claim.valid()) << errnoText(errno);
+	std::thread release([&claim] {
+		std::this_thread::sleep_for(std::chrono::milliseconds(300));
+		claim.reset();
+	});
+	auto detached = detachUnmountedLoop(device_);
+	release.join();
+	ASSERT_TRUE(detached) << detached.error().message;
+	EXPECT_EQ(*detached, Change::Changed);
+	auto loops = listLoops();
+	ASSERT_TRUE(loops);
+	EXPECT_TRUE(std::none_of(loops->begin(), loops->end(),
+				 [&](const LoopInfo &l) { return l.device == device_; }));
 }
 
 /* Units are not started here: the test plays rbd-fuse with a tmpfs. */

@@ -15,6 +15,7 @@
 #include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
+#include "host/device_claim.hpp"
 #include "host/fs_util.hpp"
 #include "host/proc_mount_table.hpp"
 
@@ -27,17 +28,6 @@ std::string trimmed(std::string text)
 	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
 		text.pop_back();
 	return text;
-}
-
-/*
- * The kernel refuses an exclusive open while a filesystem holds the device,
- * in any mount namespace, and until an unmount has finished. The probe's fd
- * is closed at once: held, it would turn a detach into a deferred one.
- */
-bool heldByAFilesystem(const std::string &device)
-{
-	const UniqueFd exclusive(open(device.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
-	return !exclusive.valid() && errno == EBUSY;
 }
 
 } /* namespace */
@@ -84,7 +74,8 @@ Result<void> detachLoop(const std::string &device)
 	return {};
 }
 
-Result<Change> detachUnmountedLoop(const std::string &device, std::chrono::milliseconds limit)
+Result<Change> detachUnmountedLoop(const std::string &device, std::chrono::milliseconds limit,
+				   std::chrono::milliseconds letGo)
 {
 	auto loops = listLoops();
 	if (!loops)
@@ -99,10 +90,11 @@ Result<Change> detachUnmountedLoop(const std::string &device, std::chrono::milli
 		if (m.source == device)
 			return fail(Errc::Busy, device + " is still mounted on '" + m.target + "'");
 	}
-	if (heldByAFilesystem(device))
+	if (!waitUntilUnclaimed(device, letGo))
 		return fail(Errc::Busy,
-			    device + " is still in use: a filesystem on it is being unmounted "
-				     "or is mounted in another mount namespace",
+			    device + " is still in use: a filesystem on it is being unmounted " +
+				    "or is mounted in another mount namespace (waited " +
+				    std::to_string(letGo.count()) + " ms)",
 			    EBUSY);
 	auto detached = boundedCall<bool>(device, limit, "detaching " + device, [device] {
 		auto done = detachLoop(device);

@@ -28,12 +28,14 @@ Result<void> detachLoop(const std::string &device);
 
 /*
  * Detaches `device` unless it is in use (Busy): mounted here, or still held
- * by a filesystem elsewhere (another mount namespace, or an unmount not yet
- * finished writing back), which LOOP_CLR_FD would only defer. Unchanged when
- * it is not attached. LOOP_CLR_FD waits for the device's I/O: a boundedCall.
+ * by a filesystem elsewhere after `letGo` (an unmount not yet finished
+ * writing back, another mount namespace), which LOOP_CLR_FD would only
+ * defer. Unchanged when it is not attached. LOOP_CLR_FD waits for the
+ * device's I/O: a boundedCall of `limit`.
  */
 Result<Change> detachUnmountedLoop(const std::string &device,
-				   std::chrono::milliseconds limit = std::chrono::seconds(30));
+				   std::chrono::milliseconds limit = std::chrono::seconds(30),
+				   std::chrono::milliseconds letGo = std::chrono::seconds(10));
 
 /* Re-reads the backing file's size (losetup -c), after an image grew. */
 Result<void> refreshLoopSize(const std::string &device);

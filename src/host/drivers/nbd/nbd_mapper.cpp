@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
 
-#include "common/unique_fd.hpp"
 #include "common/volume_name.hpp"
+#include "host/device_claim.hpp"
 #include "host/device_holders.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
@@ -28,18 +27,6 @@ std::vector<std::string> devicesServing(const SystemRoots &roots, const ImageSpe
 			devices.push_back(mapped.device);
 	}
 	return devices;
-}
-
-/*
- * An nbd disconnect, unlike a krbd unmap, does not care who has the device
- * open: a mount on it would just see I/O errors. An exclusive open fails
- * with EBUSY while anything mounts or holds the device or a partition of it.
- * Only EBUSY counts: a missing node (a container's /dev) says nothing.
- */
-bool deviceInUse(const std::string &device)
-{
-	const UniqueFd fd(open(device.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK));
-	return !fd.valid() && errno == EBUSY;
 }
 
 } /* namespace */
@@ -289,7 +276,11 @@ Result<Change> NbdMapper::unmap(const MapRequest &request, const std::string &de
 		return fail(Errc::Conflict, device + " is not rbd-volume's mapping of " +
 						    request.image.display() +
 						    ": refusing to unmap it");
-	if (deviceInUse(device))
+	/*
+	 * An nbd disconnect, unlike a krbd unmap, does not care who has the
+	 * device open: a mount on it would just see I/O errors.
+	 */
+	if (!waitUntilUnclaimed(device))
 		return fail(Errc::Busy,
 			    device + " is in use: " +
 				    deviceHoldersText(deviceHolders(roots_, device),
