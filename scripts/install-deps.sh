@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	# build
 	meson ninja-build pkg-config g++
-	libtomlplusplus-dev libexpected-dev libmount-dev libblkid-dev
+	libtomlplusplus-dev libexpected-dev libmount-dev libblkid-dev libssl-dev
 	# tests, lint, sanitizers and the fuzzer
 	libgtest-dev libgmock-dev
 	# every shell script is checked (scripts/shellcheck.sh)
