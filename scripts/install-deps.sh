@@ -7,6 +7,7 @@ packages=(
 	# build
 	meson ninja-build pkg-config g++
 	libtomlplusplus-dev libexpected-dev libmount-dev libblkid-dev libssl-dev
+	libcryptsetup-dev
 	# tests, lint, sanitizers and the fuzzer
 	libgtest-dev libgmock-dev
 	# every shell script is checked (scripts/shellcheck.sh)
