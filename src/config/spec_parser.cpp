@@ -25,8 +25,9 @@ namespace rbdvolume {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> RootKeys = {
-	"version", "mode", "image", "cluster", "map", "filesystem", "staging", "publish",
+constexpr std::array<std::string_view, 9> RootKeys = {
+	"version",    "mode",	    "image",   "cluster", "map",
+	"filesystem", "encryption", "staging", "publish",
 };
 constexpr std::array<std::string_view, 5> ImageKeys = {
 	"pool", "namespace", "name", "snapshot", "create",
@@ -41,6 +42,9 @@ constexpr std::array<std::string_view, 6> MapKeys = {
 constexpr std::array<std::string_view, 1> DriverOptionKeys = { "options" };
 constexpr std::array<std::string_view, 5> FilesystemKeys = {
 	"type", "mkfs-options", "format", "check", "grow",
+};
+constexpr std::array<std::string_view, 7> EncryptionKeys = {
+	"type", "passphrase", "keyfile", "volume-id", "cipher", "key-size", "pbkdf",
 };
 constexpr std::array<std::string_view, 2> StagingKeys = { "path", "options" };
 constexpr std::array<std::string_view, 3> PublishKeys = { "path", "read-only", "options" };
@@ -70,6 +74,19 @@ constexpr std::array<Choice<CheckPolicy>, 2> CheckPolicies = { {
 constexpr std::array<Choice<GrowPolicy>, 2> GrowPolicies = { {
 	{ "auto", GrowPolicy::Auto },
 	{ "never", GrowPolicy::Never },
+} };
+
+constexpr std::array<Choice<bool>, 1> EncryptionTypes = { {
+	{ "luks2", true },
+} };
+constexpr std::array<Choice<KeySource>, 2> KeySources = { {
+	{ "keyfile", KeySource::Keyfile },
+	{ "image-metadata", KeySource::ImageMetadata },
+} };
+constexpr std::array<Choice<Pbkdf>, 3> Pbkdfs = { {
+	{ "argon2id", Pbkdf::Argon2id },
+	{ "argon2i", Pbkdf::Argon2i },
+	{ "pbkdf2", Pbkdf::Pbkdf2 },
 } };
 
 void readRbdName(TomlTable &reader, std::string_view key, bool required, std::string &out)
@@ -208,6 +225,32 @@ void readFilesystem(TomlTable reader, SpecReport &report, FilesystemSpec &fs)
 	fs.grow = reader.readChoice("grow", GrowPolicies).value_or(fs.grow);
 }
 
+void readEncryption(TomlTable reader, EncryptionSpec &encryption)
+{
+	if (!reader.readChoice("type", EncryptionTypes) && !reader.present("type"))
+		reader.missing("type");
+	encryption.source = reader.readChoice("passphrase", KeySources).value_or(encryption.source);
+	readPath(reader, "keyfile", encryption.keyfile);
+	if (!reader.present("keyfile"))
+		reader.missing("keyfile");
+	if (std::optional<std::string> id = reader.readString("volume-id")) {
+		reader.check("volume-id", volumeIdProblem(*id));
+		encryption.volumeId = std::move(*id);
+	}
+	if (std::optional<std::string> cipher = reader.readString("cipher")) {
+		reader.check("cipher", cipherProblem(*cipher));
+		encryption.cipher = std::move(*cipher);
+	}
+	if (const std::optional<int64_t> bits = reader.readInteger("key-size")) {
+		if (*bits != 256 && *bits != 512)
+			reader.check("key-size",
+				     "expected 256 or 512 (bits), found " + std::to_string(*bits));
+		else
+			encryption.keyBits = static_cast<uint32_t>(*bits);
+	}
+	encryption.pbkdf = reader.readChoice("pbkdf", Pbkdfs).value_or(encryption.pbkdf);
+}
+
 void readStaging(TomlTable reader, StagingSpec &staging)
 {
 	readPath(reader, "path", staging.path, false);
@@ -248,6 +291,8 @@ void readRoot(TomlTable reader, SpecReport &report, VolumeSpec &spec)
 		readMap(std::move(*map), spec.map);
 	if (auto fs = reader.readTable("filesystem", { "[filesystem]", FilesystemKeys }))
 		readFilesystem(std::move(*fs), report, spec.filesystem.emplace());
+	if (auto encryption = reader.readTable("encryption", { "[encryption]", EncryptionKeys }))
+		readEncryption(std::move(*encryption), spec.encryption.emplace());
 	if (auto staging = reader.readTable("staging", { "[staging]", StagingKeys }))
 		readStaging(std::move(*staging), spec.staging);
 	if (auto publish = reader.readTableArray("publish", { "[[publish]]", PublishKeys }))

@@ -283,6 +283,21 @@ void writeFilesystem(std::string &out, const FilesystemSpec &fs)
 	writeKey(out, "grow", basicString(growName(fs.grow)));
 }
 
+void writeEncryption(std::string &out, const EncryptionSpec &encryption)
+{
+	writeTable(out, "[encryption]");
+	writeKey(out, "type", basicString("luks2"));
+	writeKey(out, "passphrase",
+		 basicString(encryption.source == KeySource::Keyfile ? "keyfile"
+								     : "image-metadata"));
+	writeKey(out, "keyfile", basicString(encryption.keyfile));
+	if (!encryption.volumeId.empty())
+		writeKey(out, "volume-id", basicString(encryption.volumeId));
+	writeKey(out, "cipher", basicString(encryption.cipher));
+	writeKey(out, "key-size", std::to_string(encryption.keyBits));
+	writeKey(out, "pbkdf", basicString(pbkdfName(encryption.pbkdf)));
+}
+
 /* Mount options exist only in filesystem mode; the keys are refused in block mode. */
 void writeStaging(std::string &out, const StagingSpec &staging, bool mounts)
 {
@@ -318,6 +333,8 @@ std::string renderVolumeSpec(const VolumeSpec &spec, std::string_view header)
 	writeMap(out, spec.map, readOnly);
 	if (mounts)
 		writeFilesystem(out, spec.filesystem.value_or(FilesystemSpec{}));
+	if (spec.encryption)
+		writeEncryption(out, *spec.encryption);
 	writeStaging(out, spec.staging, mounts);
 	for (const PublishTarget &target : spec.publish)
 		writePublish(out, target, readOnly, mounts);

@@ -61,6 +61,21 @@ void checkDriverSection(const VolumeSpec &spec, SpecReport &report, Driver own)
 				    "': driver-specific options belong to the chosen driver");
 }
 
+void checkEncryption(const VolumeSpec &spec, SpecReport &report)
+{
+	/* Until the engine opens what it encrypts: never accepted and ignored (plaintext). */
+	if (spec.encryption && !report.failed("encryption"))
+		report.error("encryption", "[encryption] is not supported by this build yet: the "
+					   "volume would be written unencrypted");
+	if (!spec.encryption || !usable(report, "encryption.volume-id") ||
+	    report.failed("encryption.passphrase"))
+		return;
+	if (spec.encryption->source != KeySource::ImageMetadata)
+		report.error("encryption.volume-id",
+			     "volume-id names the volume a data key in the image's metadata is "
+			     "wrapped for: it needs passphrase = 'image-metadata'");
+}
+
 void checkReadOnly(const VolumeSpec &spec, SpecReport &report)
 {
 	if (mapsSnapshot(spec, report) && usable(report, "map.read-only") && !spec.map.readOnly)
@@ -173,6 +188,7 @@ void validateSpec(const VolumeSpec &spec, SpecReport &report)
 	checkDriverSection(spec, report, Driver::Krbd);
 	checkDriverSection(spec, report, Driver::Nbd);
 	checkReadOnly(spec, report);
+	checkEncryption(spec, report);
 	checkMode(spec, report);
 	checkPublish(spec, report);
 	checkOwnState(spec, report);

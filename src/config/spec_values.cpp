@@ -358,6 +358,34 @@ std::optional<std::string> clientIdProblem(std::string_view id)
 	return {};
 }
 
+std::optional<std::string> volumeIdProblem(std::string_view id)
+{
+	constexpr size_t MaxVolumeIdLength = 512;
+	if (id.empty())
+		return "expected a non-empty volume ID, found '' (leave 'volume-id' out to use the "
+		       "image name)";
+	if (id.size() > MaxVolumeIdLength)
+		return "expected a volume ID of at most " + std::to_string(MaxVolumeIdLength) +
+		       " bytes, found " + std::to_string(id.size());
+	if (std::any_of(id.begin(), id.end(), [](char c) { return isSpace(c) || isControl(c); }))
+		return "expected a volume ID without whitespace or control characters, found " +
+		       quoted(id);
+	return {};
+}
+
+std::optional<std::string> cipherProblem(std::string_view cipher)
+{
+	const bool good = !cipher.empty() && std::all_of(cipher.begin(), cipher.end(), [](char c) {
+		return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == ':';
+	});
+	const size_t dash = cipher.find('-');
+	if (!good || dash == 0 || dash == std::string_view::npos || cipher.back() == '-')
+		return "expected a cipher of the form CIPHER-MODE such as 'aes-xts-plain64', "
+		       "found " +
+		       quoted(cipher);
+	return {};
+}
+
 std::optional<std::string> monitorProblem(std::string_view address)
 {
 	if (address.empty())

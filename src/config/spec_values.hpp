@@ -76,6 +76,12 @@ std::optional<std::string> monitorProblem(std::string_view address);
 /* Absolute and normal, without control characters; `allowRoot` false refuses "/". */
 std::optional<std::string> pathProblem(std::string_view path, bool allowRoot = true);
 
+/* The ID a wrapped data key is bound to (ceph-csi's volume handle): printable, at most 512 bytes. */
+std::optional<std::string> volumeIdProblem(std::string_view id);
+
+/* A dm-crypt cipher spec CIPHER-MODE[-IV], as cryptsetup's --cipher takes it ("aes-xts-plain64"). */
+std::optional<std::string> cipherProblem(std::string_view cipher);
+
 /* The image features `rbd create --image-feature` takes, in the order we document. */
 std::span<const std::string_view> knownImageFeatures();
 

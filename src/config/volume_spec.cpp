@@ -29,6 +29,19 @@ const char *fsTypeName(FsType type)
 	return "?";
 }
 
+const char *pbkdfName(Pbkdf pbkdf)
+{
+	switch (pbkdf) {
+	case Pbkdf::Argon2id:
+		return "argon2id";
+	case Pbkdf::Argon2i:
+		return "argon2i";
+	case Pbkdf::Pbkdf2:
+		return "pbkdf2";
+	}
+	return "?";
+}
+
 std::string ImageSpec::display() const
 {
 	std::string out = pool + '/';

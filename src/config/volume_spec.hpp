@@ -71,6 +71,27 @@ struct FilesystemSpec {
 	bool operator==(const FilesystemSpec &) const = default;
 };
 
+enum class KeySource : uint8_t { Keyfile, ImageMetadata };
+enum class Pbkdf : uint8_t { Argon2id, Argon2i, Pbkdf2 };
+
+const char *pbkdfName(Pbkdf pbkdf);
+
+/* LUKS2 on the mapped image; the filesystem (or the block device) lives on the mapping. */
+struct EncryptionSpec {
+	/* keyfile: its bytes are the passphrase. image-metadata: they unwrap the
+	 * data key kept in the image's metadata, as ceph-csi keeps it. */
+	KeySource source = KeySource::Keyfile;
+	std::string keyfile;
+	std::string
+		volumeId; /* image-metadata: the ID the key is wrapped for; "" is the image name */
+	/* used when formatting; an existing header says its own */
+	std::string cipher = "aes-xts-plain64";
+	uint32_t keyBits = 512;
+	Pbkdf pbkdf = Pbkdf::Argon2id;
+
+	bool operator==(const EncryptionSpec &) const = default;
+};
+
 struct StagingSpec {
 	std::string path; /* defaults to /run/rbd-volume/staging/NAME */
 	std::vector<std::string> options;
@@ -94,6 +115,7 @@ struct VolumeSpec {
 	MapSpec map;
 	VolumeMode mode = VolumeMode::Filesystem;
 	std::optional<FilesystemSpec> filesystem; /* set exactly when mode is Filesystem */
+	std::optional<EncryptionSpec> encryption;
 	StagingSpec staging;
 	std::vector<PublishTarget> publish;
 

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The [encryption] table of spec v1: its keys, their checks, and the refusal until volumes open with it. */
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "config/spec_parser.hpp"
+
+namespace rbdvolume {
+namespace {
+
+constexpr std::string_view Image = "[image]\npool = \"rbd\"\nname = \"data\"\n";
+constexpr std::string_view NotYet = "[encryption] is not supported by this build yet";
+
+SpecOutcome parse(const std::string &encryption)
+{
+	return parseVolumeSpec(std::string(Image) + "[encryption]\n" + encryption, "/etc/vol.toml");
+}
+
+std::vector<std::string> messages(const SpecOutcome &outcome)
+{
+	std::vector<std::string> lines;
+	for (const Diagnostic &diagnostic : outcome.diagnostics)
+		lines.push_back(diagnostic.format());
+	return lines;
+}
+
+/* The diagnostics other than the refusal every [encryption] gets for now. */
+std::vector<std::string> problems(const SpecOutcome &outcome)
+{
+	std::vector<std::string> lines;
+	for (const std::string &line : messages(outcome))
+		if (line.find(NotYet) == std::string::npos)
+			lines.push_back(line);
+	return lines;
+}
+
+TEST(SpecEncryption, EveryKeyIsRead)
+{
+	const SpecOutcome outcome =
+		parse("type = \"luks2\"\n"
+		      "passphrase = \"image-metadata\"\n"
+		      "keyfile = \"/etc/rbd-volume/keys/kek\"\n"
+		      "volume-id = \"0001-0009-rook-ceph-0000000000000002-3f1c\"\n"
+		      "cipher = \"serpent-xts-plain64\"\n"
+		      "key-size = 256\n"
+		      "pbkdf = \"pbkdf2\"\n");
+	EXPECT_EQ(problems(outcome), std::vector<std::string>{});
+	ASSERT_TRUE(outcome.spec.encryption);
+	const EncryptionSpec &e = *outcome.spec.encryption;
+	EXPECT_EQ(e.source, KeySource::ImageMetadata);
+	EXPECT_EQ(e.keyfile, "/etc/rbd-volume/keys/kek");
+	EXPECT_EQ(e.volumeId, "0001-0009-rook-ceph-0000000000000002-3f1c");
+	EXPECT_EQ(e.cipher, "serpent-xts-plain64");
+	EXPECT_EQ(e.keyBits, 256U);
+	EXPECT_EQ(e.pbkdf, Pbkdf::Pbkdf2);
+}
+
+TEST(SpecEncryption, DefaultsAreCryptsetups)
+{
+	const SpecOutcome outcome = parse("type = \"luks2\"\nkeyfile = \"/etc/k\"\n");
+	EXPECT_EQ(problems(outcome), std::vector<std::string>{});
+	ASSERT_TRUE(outcome.spec.encryption);
+	EXPECT_EQ(outcome.spec.encryption->source, KeySource::Keyfile);
+	EXPECT_EQ(outcome.spec.encryption->volumeId, "");
+	EXPECT_EQ(outcome.spec.encryption->cipher, "aes-xts-plain64");
+	EXPECT_EQ(outcome.spec.encryption->keyBits, 512U);
+	EXPECT_EQ(outcome.spec.encryption->pbkdf, Pbkdf::Argon2id);
+}
+
+TEST(SpecEncryption, RefusedUntilVolumesOpenWithIt)
+{
+	const SpecOutcome outcome = parse("type = \"luks2\"\nkeyfile = \"/etc/k\"\n");
+	ASSERT_EQ(messages(outcome).size(), 1U);
+	EXPECT_NE(messages(outcome).front().find("/etc/vol.toml:4:"), std::string::npos)
+		<< messages(outcome).front();
+	EXPECT_NE(messages(outcome).front().find("written unencrypted"), std::string::npos);
+	EXPECT_FALSE(parseVolumeSpec(Image, "/etc/vol.toml").spec.encryption);
+}
+
+TEST(SpecEncryption, EachBadValueIsNamedAtItsLine)
+{
+	struct Case {
+		std::string table;
+		std::string expected;
+	};
+	const std::vector<Case> cases = {
+		{ "keyfile = \"/etc/k\"\n", "missing required key 'type'" },
+		{ "type = \"luks2\"\n", "missing required key 'keyfile'" },
+		{ "type = \"luks1\"\nkeyfile = \"/etc/k\"\n", "'luks2'" },
+		{ "type = \"luks2\"\nkeyfile = \"etc/k\"\n", ":6:" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npassphrase = \"vault\"\n",
+		  "'image-metadata'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nkey-size = 384\n",
+		  "expected 256 or 512" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\ncipher = \"AES\"\n", "CIPHER-MODE" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\ncipher = \"aes-\"\n", "CIPHER-MODE" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf = \"scrypt\"\n", "'argon2id'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"a b\"\n", "whitespace" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"v1\"\n",
+		  "needs passphrase = 'image-metadata'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npassphrase-file = \"/k\"\n",
+		  "unknown key 'passphrase-file'" },
+	};
+	for (const Case &c : cases) {
+		const std::vector<std::string> found = problems(parse(c.table));
+		ASSERT_EQ(found.size(), 1U) << c.table << ::testing::PrintToString(found);
+		EXPECT_NE(found.front().find(c.expected), std::string::npos)
+			<< c.table << found.front();
+	}
+}
+
+} /* namespace */
+} /* namespace rbdvolume */
