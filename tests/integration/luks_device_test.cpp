@@ -86,6 +86,7 @@ TEST_F(LuksDevice, ThePassphraseIsItsExactBytes)
 	/* The cryptsetup command reads a key file byte for byte, as ceph-csi feeds it. */
 	const std::string keyFile = testing::freshDir("luks-key") + "/key";
 	shellOk("printf 'first passphrase' > " + keyFile);
+	shellOk("wipefs -a -q " + device_);
 	ASSERT_TRUE(formatLuks(device_, quickFormat(), first_));
 	shellOk("cryptsetup open --test-passphrase --key-file " + keyFile + " " + device_);
 }
@@ -114,6 +115,24 @@ TEST_F(LuksDevice, APassphraseIsAddedThenTheOldOneRemovedEachStepRepeatable)
 	auto same = removePassphrase(device_, second_, second_);
 	ASSERT_FALSE(same);
 	EXPECT_EQ(same.error().code, Errc::Conflict);
+}
+
+TEST_F(LuksDevice, FormatRefusesADeviceWithASignatureAndLeavesItAsItWas)
+{
+	shellOk("mkfs.ext4 -q " + device_);
+	const std::string before = shellOk("sha256sum < " + device_);
+	auto formatted = formatLuks(device_, quickFormat(), first_);
+	ASSERT_FALSE(formatted);
+	EXPECT_EQ(formatted.error().code, Errc::Conflict) << formatted.error().message;
+	EXPECT_NE(formatted.error().message.find("ext4"), std::string::npos);
+	EXPECT_EQ(shellOk("sha256sum < " + device_), before);
+
+	shellOk("wipefs -a -q " + device_);
+	ASSERT_TRUE(formatLuks(device_, quickFormat(), first_));
+	auto again = formatLuks(device_, quickFormat(), second_);
+	ASSERT_FALSE(again) << "never a second header over the first";
+	EXPECT_EQ(again.error().code, Errc::Conflict);
+	EXPECT_EQ(checkPassphrase(device_, first_).value_or(-1), 0);
 }
 
 TEST_F(LuksDevice, AFilesystemIsNoLuksHeader)

@@ -232,6 +232,11 @@ Result<Secret> unwrapDataKey(std::string_view stored, const Secret &passphrase,
 {
 	const std::string notOurs = "the stored data key is not ceph-csi's wrapped form "
 				    R"({"dek":"<base64>","nonce":"<base64>"}: )";
+	/* ceph-csi's is 94 bytes; a bound before any parsing. */
+	constexpr size_t MaxStoredBytes = 4096;
+	if (stored.size() > MaxStoredBytes)
+		return fail(Errc::InvalidArgument,
+			    notOurs + "it is " + std::to_string(stored.size()) + " bytes long");
 	const auto parsed = parseStored(stored);
 	if (!parsed)
 		return fail(Errc::InvalidArgument, notOurs + "it does not parse as that JSON");
@@ -263,7 +268,8 @@ Result<Secret> unwrapDataKey(std::string_view stored, const Secret &passphrase,
 	    EVP_DecryptUpdate(ctx.get(), key.data(), &written, sealed->data(), asInt(size)) != 1 ||
 	    EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, asInt(TagBytes), tag.data()) != 1)
 		return fail(Errc::Internal, "AES-256-GCM failed (OpenSSL)");
-	if (EVP_DecryptFinal_ex(ctx.get(), key.data() + written, &final) != 1)
+	if (EVP_DecryptFinal_ex(ctx.get(), key.data() + written, &final) != 1 ||
+	    static_cast<size_t>(written) + static_cast<size_t>(final) != size)
 		return fail(Errc::PermissionDenied,
 			    "the passphrase does not unwrap the volume's data key (a wrong "
 			    "passphrase, or a key wrapped for another volume ID than '" +

@@ -25,9 +25,16 @@
 
 namespace rbdvolume {
 
-/* Image metadata keys, as ceph-csi names them. */
+/*
+ * Image metadata keys, as ceph-csi names them. Volumes made before its
+ * commit 4e404721c (July 2021) carry the dotted names, which ceph-csi still
+ * reads (and moves): a volume without the first may have the second, and is
+ * then no new volume.
+ */
 inline constexpr std::string_view DataKeyMetadataKey = "rbd.csi.ceph.com/dek";
 inline constexpr std::string_view EncryptionStateMetadataKey = "rbd.csi.ceph.com/encrypted";
+inline constexpr std::string_view LegacyDataKeyMetadataKey = ".rbd.csi.ceph.com/dek";
+inline constexpr std::string_view LegacyEncryptionStateMetadataKey = ".rbd.csi.ceph.com/encrypted";
 
 /* A new data key: 20 random bytes, base64url with padding (28 characters). */
 Result<Secret> newDataKey();

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <utility>
 
+#include <blkid/blkid.h>
+
 #include "common/bounded_call.hpp"
 #include "common/c_handle.hpp"
 #include "common/errno_text.hpp"
@@ -36,10 +38,16 @@ void collectErrors(int level, const char *message, void *user)
 
 /* A handle on a device (or an active mapping), its errors collected. */
 struct Crypt {
-	CryptHandle handle;
+	/* Before the handle: crypt_free() may still log through it. */
 	std::unique_ptr<CryptLog> log = std::make_unique<CryptLog>();
+	CryptHandle handle;
 
-	crypt_device *get() const { return handle.get(); }
+	/* The handle, its earlier errors forgotten: each failure names its own cause. */
+	crypt_device *get() const
+	{
+		log->errors.clear();
+		return handle.get();
+	}
 
 	/* The library's words when it gave any, the errno's otherwise. */
 	Error error(Errc code, const std::string &what, int rc) const
@@ -108,9 +116,47 @@ Result<Crypt> loadDevice(const std::string &device)
 	return crypt;
 }
 
+/* What libcryptsetup answers when a passphrase opens no key slot. */
+bool opensNoSlot(int rc)
+{
+	return rc == -EPERM || rc == -ENOENT;
+}
+
 Errc passphraseErrc(int rc)
 {
-	return rc == -EPERM || rc == -ENOENT ? Errc::PermissionDenied : Errc::Io;
+	return opensNoSlot(rc) ? Errc::PermissionDenied : Errc::Io;
+}
+
+/*
+ * The signature libblkid finds on the device, "" for none: the last look
+ * before a header is written, in the same call (the caller probed it blank,
+ * data included, just before).
+ */
+Result<std::string> signatureOn(const std::string &device)
+{
+	const CHandle<blkid_struct_probe, blkid_free_probe> probe(
+		blkid_new_probe_from_filename(device.c_str()));
+	if (!probe)
+		return fail(Errc::Io, "cannot probe " + device + ": " + errnoText(errno), errno);
+	blkid_probe_enable_superblocks(probe.get(), 1);
+	blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(probe.get(), 1);
+	blkid_probe_set_partitions_flags(probe.get(), BLKID_PARTS_MAGIC);
+	switch (blkid_do_safeprobe(probe.get())) {
+	case 1:
+		return std::string();
+	case 0: {
+		const char *type = nullptr;
+		if (blkid_probe_lookup_value(probe.get(), "TYPE", &type, nullptr) != 0 &&
+		    blkid_probe_lookup_value(probe.get(), "PTTYPE", &type, nullptr) != 0)
+			type = nullptr;
+		return std::string(type != nullptr ? type : "unknown");
+	}
+	case -2:
+		return std::string("more than one");
+	default:
+		return fail(Errc::Io, "libblkid could not probe " + device);
+	}
 }
 
 /* The work runs on a thread that may outlive the caller: it owns its own copies. */
@@ -157,6 +203,13 @@ Result<void> formatLuks(const std::string &device, const LuksFormat &format,
 	return onDevice<void>(
 		device, limits, "formatting LUKS on " + device,
 		[device, format, pass = copyOf(passphrase)]() -> Result<void> {
+			auto signature = signatureOn(device);
+			if (!signature)
+				return tl::make_unexpected(signature.error());
+			if (!signature->empty())
+				return fail(Errc::Conflict, device + " carries a signature (" +
+								    *signature +
+								    "): never encrypted over");
 			auto crypt = initDevice(device);
 			if (!crypt)
 				return tl::make_unexpected(crypt.error());
@@ -242,7 +295,9 @@ Result<void> openLuks(const std::string &device, const std::string &name, const 
 				    pass->size(), flags);
 			    rc < 0)
 				return tl::make_unexpected(crypt->error(
-					passphraseErrc(rc),
+					rc == -EEXIST  ? Errc::Conflict
+					: rc == -EBUSY ? Errc::Busy
+						       : passphraseErrc(rc),
 					"opening " + device + " as /dev/mapper/" + name, rc));
 			return {};
 		});
@@ -291,8 +346,13 @@ Result<int> addPassphrase(const std::string &device, const Secret &existing, con
 			auto crypt = loadDevice(device);
 			if (!crypt)
 				return tl::make_unexpected(crypt.error());
-			if (const int slot = findSlot(*crypt, *add); slot >= 0)
-				return slot; /* already there: a step that ran before */
+			const int found = findSlot(*crypt, *add);
+			if (found >= 0)
+				return found; /* already there: a step that ran before */
+			if (!opensNoSlot(found))
+				return tl::make_unexpected(crypt->error(
+					Errc::Io, "checking the new passphrase on " + device,
+					found));
 			const crypt_pbkdf_type pbkdf = pbkdfOf(format);
 			if (const int rc = crypt_set_pbkdf_type(crypt->get(), &pbkdf); rc < 0)
 				return tl::make_unexpected(
@@ -326,8 +386,13 @@ Result<void> removePassphrase(const std::string &device, const Secret &kept, con
 						"; nothing removed",
 					keptSlot));
 			const int slot = findSlot(*crypt, *drop);
-			if (slot < 0)
+			if (opensNoSlot(slot))
 				return {}; /* gone already */
+			if (slot <
+			    0) /* out of memory for argon2, an unreadable slot: not known gone */
+				return tl::make_unexpected(crypt->error(
+					Errc::Io, "checking the passphrase to remove on " + device,
+					slot));
 			if (slot == keptSlot)
 				return fail(Errc::Conflict, "both passphrases open key slot " +
 								    std::to_string(slot) + " of " +

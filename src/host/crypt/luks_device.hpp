@@ -48,18 +48,29 @@ struct LuksLimits {
 	std::chrono::milliseconds device{ std::chrono::seconds(60) };
 };
 
-/* A new LUKS2 header with the passphrase in one key slot. */
+/*
+ * A new LUKS2 header with the passphrase in one key slot. Refused (Conflict)
+ * when libblkid finds any signature on the device right before.
+ */
 Result<void> formatLuks(const std::string &device, const LuksFormat &format,
 			const Secret &passphrase, LuksLimits limits = {});
 
-/* The device's LUKS header; NotFound when it carries none. */
+/*
+ * The device's LUKS header. NotFound when libcryptsetup loads none, which is
+ * not "blank": a damaged header or a device too small for its header reads
+ * the same. Only a probe says a device is blank.
+ */
 Result<LuksHeader> readLuksHeader(const std::string &device, LuksLimits limits = {});
 
 /* The key slot the passphrase opens; PermissionDenied when it opens none. */
 Result<int> checkPassphrase(const std::string &device, const Secret &passphrase,
 			    LuksLimits limits = {});
 
-/* Opens the device as /dev/mapper/NAME; PermissionDenied for a wrong passphrase. */
+/*
+ * Opens the device as /dev/mapper/NAME; PermissionDenied for a wrong
+ * passphrase, Conflict when NAME is active already (an open that timed out
+ * may have made it since).
+ */
 Result<void> openLuks(const std::string &device, const std::string &name, const Secret &passphrase,
 		      bool readOnly, LuksLimits limits = {});
 

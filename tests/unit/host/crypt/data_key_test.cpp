@@ -83,6 +83,16 @@ TEST(DataKey, AnythingButTheWrappedFormIsInvalidArgument)
 	}
 }
 
+TEST(DataKey, AStoredValueBeyondFourKiBIsNotParsed)
+{
+	const std::string huge =
+		R"({"dek":")" + std::string(4096, 'A') + R"(","nonce":"AQIDBAUGBwgJCgsM"})";
+	auto key = unwrapDataKey(huge, Secret(Passphrase), VolumeId);
+	ASSERT_FALSE(key);
+	EXPECT_EQ(key.error().code, Errc::InvalidArgument);
+	EXPECT_NE(key.error().message.find("bytes long"), std::string::npos);
+}
+
 TEST(DataKey, ANewKeyIsTwentyRandomBytesInBase64Url)
 {
 	auto one = newDataKey();
