@@ -109,28 +109,18 @@ uint64_t filesystemBytes(int fd, const std::string &type)
 	return 0;
 }
 
+constexpr uint64_t Sample = uint64_t{ 64 } << 10;
+
 /*
- * Where a device without a signature is not blank: the first non-zero byte
- * of the places a filesystem, a partition table or a data file starts or
- * ends (the first and last MiB) and of a few samples between. A fresh or
- * discarded RBD image reads zeros there; random bytes, plain dm-crypt, a
- * database or a half-wiped image do not. About 2.3 MiB read, once, before
- * a format.
+ * The first non-zero byte of the blank regions of a device with no
+ * signature. A fresh or discarded RBD image reads zeros there; random
+ * bytes, plain dm-crypt, a database or a half-wiped image do not. Read
+ * once, before a format.
  */
 std::optional<ProbeResult> dataFound(int fd, uint64_t deviceBytes)
 {
-	constexpr uint64_t Edge = uint64_t{ 1 } << 20;
-	constexpr uint64_t Sample = uint64_t{ 64 } << 10;
-	std::vector<std::pair<uint64_t, uint64_t>> regions = { { 0, Edge } };
-	if (deviceBytes > 2 * Edge) {
-		for (const uint64_t quarter : { 1U, 2U, 3U })
-			regions.emplace_back((deviceBytes / 4 * quarter) & ~(Sample - 1), Sample);
-		regions.emplace_back(deviceBytes - Edge, Edge);
-	} else {
-		regions.front().second = deviceBytes;
-	}
 	std::vector<unsigned char> buffer(Sample);
-	for (const auto &[start, length] : regions) {
+	for (const auto &[start, length] : blankRegions(deviceBytes)) {
 		for (uint64_t at = start; at < start + length; at += Sample) {
 			const size_t want =
 				static_cast<size_t>(std::min(Sample, start + length - at));
@@ -188,6 +178,18 @@ ProbeResult probeNow(const std::string &device)
 }
 
 } /* namespace */
+
+std::vector<ByteRange> blankRegions(uint64_t deviceBytes)
+{
+	constexpr uint64_t Edge = uint64_t{ 1 } << 20;
+	if (deviceBytes <= 2 * Edge)
+		return { { 0, deviceBytes } };
+	std::vector<ByteRange> regions = { { 0, Edge } };
+	for (const uint64_t quarter : { 1U, 2U, 3U })
+		regions.push_back({ (deviceBytes / 4 * quarter) & ~(Sample - 1), Sample });
+	regions.push_back({ deviceBytes - Edge, Edge });
+	return regions;
+}
 
 ProbeResult BlkidBlockProbe::probe(const std::string &device)
 {

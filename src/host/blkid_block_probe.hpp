@@ -3,10 +3,26 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "engine/ports.hpp"
 
 namespace rbdvolume {
+
+/* A run of bytes on a device: where it starts and how long it is. */
+struct ByteRange {
+	uint64_t offset = 0;
+	uint64_t length = 0;
+};
+
+/*
+ * Where a device with no signature must read zeros to be Blank: the first
+ * and last MiB (where a filesystem, a partition table or a data file starts
+ * or ends) and 64 KiB at each quarter. About 2.3 MiB; all of a small device.
+ */
+std::vector<ByteRange> blankRegions(uint64_t deviceBytes);
 
 /*
  * Only a probe that finds nothing in both chains, and zeros where data
