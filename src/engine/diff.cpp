@@ -45,6 +45,12 @@ std::string mountedFrom(const ObservedMount &mount)
 				    : "mounted from " + mount.device + ", not by rbd-volume";
 }
 
+std::string readOnlyProblem(const char *how, bool readOnly, bool wanted)
+{
+	return std::string(how) + (readOnly ? " read-only" : " read-write") + ", the spec says " +
+	       (wanted ? "read-only" : "read-write") + "; take the volume down and up to apply";
+}
+
 std::string unknownDataText(const std::string &device, const ProbeResult &probe)
 {
 	return "holds data (" + probe.type +
@@ -58,7 +64,10 @@ class Differ
 public:
 	Differ(const DesiredVolume &desired, const ObservedVolume &observed)
 		: spec_(desired.spec), observed_(observed),
-		  device_(observed.mapping ? observed.mapping->device : std::string())
+		  device_(observed.mapping ? observed.mapping->device : std::string()),
+		  fsDevice_(!spec_.encryption ? device_
+			    : observed.crypt  ? observed.crypt->device
+					      : std::string())
 	{
 	}
 
@@ -69,6 +78,11 @@ private:
 	void staleTargets();
 	bool stagingUsable();
 	bool mappingUsable();
+	bool probeUnusable(const ProbeResult &probe, const std::string &device, const char *never);
+	bool cryptUsable();
+	bool cryptBlank();
+	bool mayFormatLuks() const;
+	bool layerMismatch(const ObservedMount &mount);
 	bool filesystemUsable();
 	void missingTargets();
 	bool growsFilesystem() const;
@@ -87,8 +101,13 @@ private:
 	const VolumeSpec &spec_;
 	const ObservedVolume &observed_;
 	const std::string device_; /* the image's current mapping, "" when unmapped */
+	/* What the filesystem (or the block volume's binds) sits on: the image's
+	 * mapping, or when encrypted our LUKS mapping of it; "" when not there yet. */
+	const std::string fsDevice_;
 	VolumeDiff result_;
 	bool stagingStale_ = false;
+	bool finishingLuks_ = false; /* our LUKS format was cut short: what the mapping shows is
+					our own noise until the format is finished */
 };
 
 VolumeDiff Differ::down()
@@ -108,7 +127,16 @@ VolumeDiff Differ::down()
 		conflict(ConflictKind::ForeignMount, mount.path,
 			 "a mount not made by rbd-volume covers " + what +
 				 "; unmount that by hand to finish");
-		held = held || (!device_.empty() && mount.device == device_);
+		held = held || (!device_.empty() && mount.device == device_) ||
+		       (observed_.crypt && mount.device == observed_.crypt->device);
+	}
+	if (const auto &crypt = observed_.crypt; crypt && !held) {
+		if (crypt->backing == device_ && observed_.mappingIsOurs())
+			gap(GapKind::CryptStale, crypt->name);
+		else
+			conflict(ConflictKind::ForeignMapping, crypt->device,
+				 crypt->name + " decrypts " + crypt->backing +
+					 ", which rbd-volume did not map; close it by hand");
 	}
 	if (observed_.mappingIsOurs() && !held)
 		gap(GapKind::MappingStale, device_);
@@ -132,12 +160,35 @@ void Differ::staleTargets()
 					 mountedFrom(mount));
 			continue;
 		}
-		const bool current = wanted && !device_.empty() && mount.device == device_;
+		if (wanted && layerMismatch(mount))
+			continue;
+		const bool current = wanted && !fsDevice_.empty() && mount.device == fsDevice_;
 		if (current && !modeMatches(spec_, mount))
 			conflict(ConflictKind::ModeMismatch, mount.path, modeProblem(spec_, mount));
 		else if (!current || mount.readOnly != wanted->readOnly)
 			gap(GapKind::TargetStale, mount.path);
 	}
+}
+
+/*
+ * Our mount on the other side of the LUKS layer than the spec says: [encryption]
+ * added to (or taken from) a live volume. Unmounting would not fix it, and a
+ * filesystem is never encrypted in place: a human decides.
+ */
+bool Differ::layerMismatch(const ObservedMount &mount)
+{
+	const bool plain = spec_.encryption && !device_.empty() && mount.device == device_;
+	const bool decrypted = !spec_.encryption && mount.device == cryptDeviceOf(spec_.name);
+	if (!plain && !decrypted)
+		return false;
+	conflict(ConflictKind::ModeMismatch, mount.path,
+		 plain ? "mounted from " + device_ +
+				 " without encryption, the spec has [encryption]; a filesystem is "
+				 "never encrypted in place"
+		       : "mounted from " + mount.device +
+				 ", the spec has no [encryption]; take the volume down and up to "
+				 "apply");
+	return true;
 }
 
 /* A path with a symbolic link in it is refused, never retried: a human must fix it. */
@@ -162,7 +213,9 @@ bool Differ::stagingUsable()
 		conflict(ConflictKind::ForeignMount, staging.path, mountedFrom(staging));
 		return false;
 	}
-	if (device_.empty() || staging.device != device_) {
+	if (layerMismatch(staging))
+		return false;
+	if (fsDevice_.empty() || staging.device != fsDevice_) {
 		gap(GapKind::StagingStale, staging.path);
 		stagingStale_ = true;
 		return true;
@@ -173,10 +226,7 @@ bool Differ::stagingUsable()
 	}
 	if (staging.readOnly != spec_.readOnly()) {
 		conflict(ConflictKind::ReadOnlyMismatch, staging.path,
-			 std::string("staged ") + (staging.readOnly ? "read-only" : "read-write") +
-				 ", the spec says " +
-				 (spec_.readOnly() ? "read-only" : "read-write") +
-				 "; take the volume down and up to apply");
+			 readOnlyProblem("staged", staging.readOnly, spec_.readOnly()));
 		return false;
 	}
 	return true;
@@ -204,13 +254,129 @@ bool Differ::mappingUsable()
 	}
 	if (observed_.mapping->readOnly != spec_.readOnly()) {
 		conflict(ConflictKind::ReadOnlyMismatch, device_,
-			 std::string("mapped ") +
-				 (observed_.mapping->readOnly ? "read-only" : "read-write") +
-				 ", the spec says " +
-				 (spec_.readOnly() ? "read-only" : "read-write") +
-				 "; take the volume down and up to apply");
+			 readOnlyProblem("mapped", observed_.mapping->readOnly, spec_.readOnly()));
 		return false;
 	}
+	return true;
+}
+
+/* A probe that tells nothing usable: a conflict, never a guess. */
+bool Differ::probeUnusable(const ProbeResult &probe, const std::string &device, const char *never)
+{
+	if (probe.kind == ProbeKind::Unprobed || probe.kind == ProbeKind::Failed) {
+		conflict(ConflictKind::ProbeFailed, device,
+			 "could not probe the device: " + probe.type);
+		return true;
+	}
+	if (probe.kind == ProbeKind::Ambivalent) {
+		conflict(ConflictKind::AmbivalentProbe, device,
+			 "more than one signature (" + probe.type + "); never " + never);
+		return true;
+	}
+	return false;
+}
+
+/* A LUKS header is written where a filesystem could be made, and only there. */
+bool Differ::mayFormatLuks() const
+{
+	const bool neverFormat =
+		spec_.filesystem && spec_.filesystem->format == FormatPolicy::Never;
+	return !spec_.readOnly() && !neverFormat && !observed_.owned.luksFormatted &&
+	       !observed_.owned.formatted;
+}
+
+/*
+ * Encrypted, the image's device carries a LUKS header and the filesystem
+ * lives on our mapping of it. Never encrypt over anything: only a device
+ * that probes blank gets a header, like a filesystem. A format of ours cut
+ * short (the record's luksPending) is finished: its header is ours, and
+ * until its mapping is zeroed it shows our own noise, not data.
+ */
+bool Differ::cryptUsable()
+{
+	if (!spec_.encryption)
+		return true;
+	const bool pending = observed_.owned.luksPending;
+	if (!observed_.mapping) {
+		if (mayFormatLuks() || pending)
+			gap(GapKind::LuksBlank, "");
+		gap(GapKind::LuksClosed, "");
+		return true;
+	}
+	if (const auto &crypt = observed_.crypt) {
+		if (crypt->backing != device_) {
+			conflict(ConflictKind::ForeignMapping, crypt->device,
+				 crypt->name + " decrypts " + crypt->backing + ", not " + device_ +
+					 ", the image's mapping; close it by hand");
+			return false;
+		}
+		if (crypt->readOnly != spec_.readOnly()) {
+			conflict(ConflictKind::ReadOnlyMismatch, crypt->device,
+				 readOnlyProblem("opened", crypt->readOnly, spec_.readOnly()));
+			return false;
+		}
+		if (pending) {
+			gap(GapKind::LuksBlank, device_);
+			finishingLuks_ = true;
+		}
+		return true;
+	}
+	const ProbeResult &probe = observed_.rawProbe;
+	if (probeUnusable(probe, device_, "encrypted"))
+		return false;
+	switch (probe.kind) {
+	case ProbeKind::Unprobed:
+	case ProbeKind::Failed:
+	case ProbeKind::Ambivalent:
+		return false; /* said by probeUnusable() */
+	case ProbeKind::Signature:
+		if (probe.type != LuksSignature) {
+			conflict(ConflictKind::ForeignSignature, device_,
+				 "carries '" + probe.type +
+					 "', the spec asks for LUKS2 encryption; never encrypted "
+					 "over");
+			return false;
+		}
+		if (pending) {
+			gap(GapKind::LuksBlank, device_);
+			finishingLuks_ = true;
+		}
+		gap(GapKind::LuksClosed, device_);
+		return true;
+	case ProbeKind::Data:
+		if (observed_.owned.luksFormatted || observed_.owned.formatted)
+			break; /* lost what we made: said below */
+		conflict(ConflictKind::UnknownData, device_, unknownDataText(device_, probe));
+		return false;
+	case ProbeKind::Blank:
+		break;
+	}
+	return cryptBlank();
+}
+
+/* The image's device probes blank (or lost what we made on it). */
+bool Differ::cryptBlank()
+{
+	const Ownership &owned = observed_.owned;
+	if (owned.luksFormatted || owned.formatted) {
+		conflict(ConflictKind::LostFilesystem, device_,
+			 std::string("rbd-volume ") +
+				 (owned.luksFormatted ? "wrote a LUKS header"
+						      : "made a filesystem") +
+				 " on this image but it now shows none; refusing to write one "
+				 "again");
+		return false;
+	}
+	const bool neverFormat =
+		spec_.filesystem && spec_.filesystem->format == FormatPolicy::Never;
+	if (spec_.readOnly() || neverFormat) {
+		conflict(ConflictKind::BlankNoFormat, device_,
+			 spec_.readOnly() ? "the device is blank and the volume is read-only"
+					  : "the device is blank and the spec says format = never");
+		return false;
+	}
+	gap(GapKind::LuksBlank, device_);
+	gap(GapKind::LuksClosed, device_);
 	return true;
 }
 
@@ -221,7 +387,7 @@ bool Differ::filesystemUsable()
 		return true;
 	const FilesystemSpec &fs = *spec_.filesystem;
 	const std::string wanted = fsTypeName(fs.type);
-	if (!observed_.mapping) {
+	if (fsDevice_.empty() || finishingLuks_) {
 		/* Format only what may be blank: never a read-only volume, never twice. */
 		if (fs.format == FormatPolicy::IfBlank && !spec_.readOnly() &&
 		    !observed_.owned.formatted)
@@ -229,48 +395,45 @@ bool Differ::filesystemUsable()
 		return true;
 	}
 	const ProbeResult &probe = observed_.probe;
+	if (probeUnusable(probe, fsDevice_, "formatted"))
+		return false;
 	switch (probe.kind) {
 	case ProbeKind::Unprobed:
 	case ProbeKind::Failed:
-		conflict(ConflictKind::ProbeFailed, device_,
-			 "could not probe the device: " + probe.type);
-		return false;
 	case ProbeKind::Ambivalent:
-		conflict(ConflictKind::AmbivalentProbe, device_,
-			 "more than one signature (" + probe.type + "); never formatted");
-		return false;
+		return false; /* said by probeUnusable() */
 	case ProbeKind::Signature:
 		if (probe.type == wanted)
 			return true;
-		conflict(ConflictKind::ForeignSignature, device_,
+		conflict(ConflictKind::ForeignSignature, fsDevice_,
 			 "carries '" + probe.type + "', the spec says '" + wanted +
 				 "'; never formatted");
 		return false;
 	case ProbeKind::Data:
 		if (observed_.owned.formatted)
 			break; /* lost our filesystem: said below */
-		conflict(ConflictKind::UnknownData, device_, unknownDataText(device_, probe));
+		conflict(ConflictKind::UnknownData, fsDevice_, unknownDataText(fsDevice_, probe));
 		return false;
 	case ProbeKind::Blank:
 		break;
 	}
 	if (observed_.owned.formatted) {
-		conflict(ConflictKind::LostFilesystem, device_,
+		conflict(ConflictKind::LostFilesystem, fsDevice_,
 			 "rbd-volume formatted this image as '" + wanted +
 				 "' but it now shows no signature; refusing to format it again");
 		return false;
 	}
 	if (fs.format == FormatPolicy::Never) {
-		conflict(ConflictKind::BlankNoFormat, device_,
+		conflict(ConflictKind::BlankNoFormat, fsDevice_,
 			 "the device is blank and the spec says format = never");
 		return false;
 	}
 	if (spec_.readOnly()) {
-		conflict(ConflictKind::BlankNoFormat, device_,
+		conflict(ConflictKind::BlankNoFormat, fsDevice_,
 			 "the device is blank and the volume is read-only");
 		return false;
 	}
-	gap(GapKind::Blank, device_);
+	gap(GapKind::Blank, fsDevice_);
 	return true;
 }
 
@@ -282,9 +445,12 @@ void Differ::missingTargets()
 			continue; /* a foreign mount: reported as a conflict, never covered */
 		if (!mount && pathRefused(target.path))
 			continue;
-		const bool current = mount && !device_.empty() && mount->device == device_;
+		const bool current = mount && !fsDevice_.empty() && mount->device == fsDevice_;
 		if (current && !modeMatches(spec_, *mount))
 			continue; /* a bind in the wrong mode: reported as a conflict */
+		if (mount && !current &&
+		    (mount->device == device_ || mount->device == cryptDeviceOf(spec_.name)))
+			continue; /* on the other side of the LUKS layer: reported as a conflict */
 		if (!current || mount->readOnly != target.readOnly)
 			gap(GapKind::NotPublished, target.path);
 	}
@@ -312,22 +478,30 @@ VolumeDiff Differ::up()
 {
 	staleTargets();
 	const bool stagingOk = stagingUsable();
-	if (!stagingOk || !mappingUsable() || !filesystemUsable())
+	if (!stagingOk || !mappingUsable() || !cryptUsable() || !filesystemUsable())
 		return result_;
 	const bool staged = observed_.staging && !stagingStale_;
 	/* The spec's size grew under a mapped image: the image grows, then its filesystem. */
 	const auto &create = spec_.image.create;
-	if (create && !device_.empty() && observed_.deviceBytes != 0 &&
-	    observed_.deviceBytes < create->sizeBytes)
+	const bool imageGrows = create && !device_.empty() && observed_.deviceBytes != 0 &&
+				observed_.deviceBytes < create->sizeBytes;
+	if (imageGrows)
 		gap(GapKind::ImageSmall, device_);
-	const bool outgrown =
-		device_.empty() || (observed_.deviceBytes != 0 &&
-				    outgrew(observed_.deviceBytes, observed_.owned.sizedBytes));
+	/* The mapping follows the image it decrypts; the filesystem then follows the mapping. */
+	const bool cryptGrows =
+		observed_.crypt && !spec_.readOnly() &&
+		(imageGrows || (observed_.deviceBytes != 0 &&
+				outgrew(observed_.deviceBytes, observed_.owned.cryptSpanBytes)));
+	if (cryptGrows)
+		gap(GapKind::LuksSmall, observed_.crypt->name);
+	const uint64_t fsBytes = spec_.encryption ? observed_.fsDeviceBytes : observed_.deviceBytes;
+	const bool outgrown = fsDevice_.empty() || cryptGrows ||
+			      (fsBytes != 0 && outgrew(fsBytes, observed_.owned.sizedBytes));
 	const bool grows = outgrown && growsFilesystem();
 	const bool offline = grows && !staged && spec_.filesystem->type == FsType::Ext4;
 	if (!staged) {
 		if (offline)
-			gap(GapKind::GrowOffline, device_);
+			gap(GapKind::GrowOffline, fsDevice_);
 		gap(GapKind::NotStaged, spec_.staging.path);
 	}
 	missingTargets();

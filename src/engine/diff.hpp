@@ -14,12 +14,16 @@ enum class GapKind : uint8_t {
 	/* teardown: things of ours that must go */
 	TargetStale, /* our bind on a path no longer wanted, on an old device, or with the wrong mode */
 	StagingStale, /* our staging mount of a device that is no longer the mapping */
+	CryptStale,   /* our LUKS mapping while the volume is down */
 	MappingStale, /* our mapping while the volume is down */
 	OrphanMapper, /* our mapper process runs without a device: a map or unmap cut short */
 	/* setup: things that must come */
 	ImageSmall, /* mapped, but the spec asks for a larger image: grow the image */
 	NotMapped,
-	Blank, /* a blank device the spec lets us format */
+	LuksBlank,  /* encrypted: a blank image device we may write a LUKS header on */
+	LuksClosed, /* encrypted: the LUKS mapping is not open */
+	LuksSmall,  /* encrypted: the image device grew under the open mapping */
+	Blank,	    /* a blank device the spec lets us format */
 	NotStaged,
 	NotPublished,
 	GrowOffline, /* ext4 about to be staged: grow it first if the device grew */

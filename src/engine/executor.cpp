@@ -29,9 +29,13 @@ public:
 		: host_(host), spec_(spec), mapping_(mapRequestOf(spec)),
 		  image_(imageRequestOf(spec)), record_(std::move(record))
 	{
-		/* Setup steps name the device when it was already mapped at planning. */
+		if (spec.encryption)
+			crypt_ = cryptRequestOf(spec);
+		/* Setup steps name the image's device when it was already mapped at planning. */
+		const std::string cryptDevice = cryptDeviceOf(spec.name);
 		for (const Step &step : plan.steps) {
-			if (const DeviceRef *ref = deviceOf(step); ref && !ref->fromMapStep())
+			const DeviceRef *ref = deviceOf(step);
+			if (ref && !ref->fromMapStep() && ref->resolve("") != cryptDevice)
 				device_ = ref->resolve("");
 		}
 		if (device_.empty())
@@ -48,6 +52,10 @@ public:
 	Result<Change> operator()(const MountStagingStep &s);
 	Result<Change> operator()(const PublishStep &s);
 	Result<Change> operator()(const GrowStep &s);
+	Result<Change> operator()(const LuksFormatStep &s);
+	Result<Change> operator()(const LuksOpenStep &s);
+	Result<Change> operator()(const LuksGrowStep &s);
+	Result<Change> operator()(const LuksCloseStep &s);
 
 	/* What the step that just ran acted on and did; both reset for the next one. */
 	std::string takeDetail() { return std::exchange(detail_, {}); }
@@ -72,8 +80,9 @@ private:
 
 	Host &host_;
 	const VolumeSpec &spec_;
-	const MapRequest mapping_; /* what the mapper is told of the volume */
-	const ImageRequest image_; /* and the cluster */
+	const MapRequest mapping_;	    /* what the mapper is told of the volume */
+	const ImageRequest image_;	    /* and the cluster */
+	std::optional<CryptRequest> crypt_; /* and LUKS, when encrypted */
 	Ownership record_;
 	std::string device_;
 	std::string probedDevice_;
@@ -285,6 +294,104 @@ Result<Change> Run::operator()(const GrowStep &s)
 		std::to_string(*size) + " bytes, " + (s.online ? "online" : "offline");
 	record_.sizedBytes = *size;
 	return saved(*grown);
+}
+
+/*
+ * Never encrypt over anything: probe right before, as for mkfs. The record
+ * says luksPending before the header is written, so a format cut short at
+ * any point (a crash, a timeout whose call goes on) is ours to finish: the
+ * port keeps a header it finds and zeroes its mapping again.
+ */
+Result<Change> Run::operator()(const LuksFormatStep &s)
+{
+	const std::string &dev = device(s.device);
+	stepDevice_ = dev;
+	const ProbeResult probe = probeOnce(dev);
+	switch (probe.kind) {
+	case ProbeKind::Signature:
+		if (probe.type != LuksSignature)
+			return fail(Errc::Conflict, dev + " carries '" + probe.type +
+							    "'; refusing to encrypt over it");
+		if (!record_.luksPending)
+			return Change::Unchanged;
+		break; /* our header: finish its format */
+	case ProbeKind::Ambivalent:
+		return fail(Errc::Conflict, dev + " shows more than one signature (" + probe.type +
+						    "); refusing to encrypt over it");
+	case ProbeKind::Data:
+		return fail(Errc::Conflict,
+			    dev + " holds data (" + probe.type +
+				    ") but no signature; refusing to encrypt over it");
+	case ProbeKind::Unprobed:
+	case ProbeKind::Failed:
+		return fail(Errc::Io, "could not probe " + dev + ": " + probe.type);
+	case ProbeKind::Blank:
+		if (record_.luksFormatted || record_.formatted)
+			return fail(Errc::Conflict,
+				    "rbd-volume made a header or a filesystem on " +
+					    spec_.image.display() + " before, but " + dev +
+					    " now looks blank; refusing to write one again");
+		break;
+	}
+	const bool neverFormat =
+		spec_.filesystem && spec_.filesystem->format == FormatPolicy::Never;
+	if (spec_.readOnly() || neverFormat)
+		return fail(Errc::Conflict,
+			    dev + " is blank and the " +
+				    (neverFormat ? std::string("spec says format = never")
+						 : std::string("volume is read-only")));
+
+	record_.luksPending = true;
+	if (auto stored = save(); !stored)
+		return tl::make_unexpected(stored.error());
+	probedDevice_.clear(); /* the header changes what a probe sees */
+	auto made = host_.crypt.formatHeader(*crypt_, dev);
+	if (!made)
+		return tl::make_unexpected(made.error());
+	detail_ = std::move(*made);
+	record_.luksPending = false;
+	record_.luksFormatted = true;
+	return saved(Change::Changed);
+}
+
+/* The mapping's name is our marker: nothing but the kernel's table needs to remember it. */
+Result<Change> Run::operator()(const LuksOpenStep &s)
+{
+	const std::string &dev = device(s.device);
+	stepDevice_ = dev;
+	auto opened = host_.crypt.open(*crypt_, dev);
+	if (!opened)
+		return tl::make_unexpected(opened.error());
+	detail_ = dev + " as " + *opened;
+	auto size = host_.probe.deviceSize(dev);
+	record_.cryptSpanBytes = size ? *size : 0;
+	return saved(Change::Changed);
+}
+
+Result<Change> Run::operator()(const LuksGrowStep &s)
+{
+	const std::string &dev = device(s.device);
+	stepDevice_ = cryptDeviceOf(spec_.name);
+	auto size = host_.probe.deviceSize(dev);
+	if (!size)
+		return tl::make_unexpected(size.error());
+	auto grown = host_.crypt.resize(spec_.name);
+	if (!grown)
+		return grown;
+	if (*grown == Change::Changed)
+		detail_ = "to fill " + dev + ", " + std::to_string(*size) + " bytes";
+	record_.cryptSpanBytes = *size;
+	return saved(*grown);
+}
+
+Result<Change> Run::operator()(const LuksCloseStep &s)
+{
+	stepDevice_ = "/dev/mapper/" + s.name;
+	auto closed = host_.crypt.close(spec_.name);
+	if (!closed)
+		return closed;
+	record_.cryptSpanBytes = 0;
+	return saved(std::move(closed));
 }
 
 Result<Change> Run::operator()(const CheckStep &s)

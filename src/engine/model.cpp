@@ -16,6 +16,16 @@ bool mapsImage(const MappedImage &mapped, const ImageSpec &image)
 	       mapped.image == image.name && mapped.snapshot == image.snapshot;
 }
 
+std::string cryptNameOf(const std::string &volume)
+{
+	return "rbdv-" + volume;
+}
+
+std::string cryptDeviceOf(const std::string &volume)
+{
+	return "/dev/mapper/" + cryptNameOf(volume);
+}
+
 bool Ownership::ownsTarget(const std::string &path) const
 {
 	return std::find(publishedTargets.begin(), publishedTargets.end(), path) !=
@@ -24,7 +34,8 @@ bool Ownership::ownsTarget(const std::string &path) const
 
 bool Ownership::empty() const
 {
-	return mappedDevice.empty() && !mapPending && !formatted && sizedBytes == 0 && !staged &&
+	return mappedDevice.empty() && !mapPending && !formatted && !luksFormatted &&
+	       !luksPending && cryptSpanBytes == 0 && sizedBytes == 0 && !staged &&
 	       publishedTargets.empty();
 }
 

@@ -51,6 +51,26 @@ struct MappedImage {
 /* The mapping is of exactly this image (or snapshot). */
 bool mapsImage(const MappedImage &mapped, const ImageSpec &image);
 
+/*
+ * A dm-crypt mapping of ours: named "rbdv-" + the volume, so the kernel's own
+ * table says whose it is. It decrypts `backing`, the image's mapped device.
+ */
+struct CryptMapping {
+	std::string name;    /* "rbdv-web" */
+	std::string device;  /* "/dev/mapper/rbdv-web" */
+	std::string backing; /* "/dev/rbd0" */
+	bool readOnly = false;
+
+	bool operator==(const CryptMapping &) const = default;
+};
+
+/* The name and device of a volume's LUKS mapping. */
+std::string cryptNameOf(const std::string &volume);
+std::string cryptDeviceOf(const std::string &volume);
+
+/* What blkid calls a LUKS header. */
+inline constexpr const char *LuksSignature = "crypto_LUKS";
+
 /* What libblkid's safe probe saw on a device; only Blank may lead to a format. */
 enum class ProbeKind : uint8_t {
 	Unprobed,   /* nothing to probe: the image is not mapped */
@@ -93,7 +113,12 @@ struct Ownership {
 	std::string mappedDevice; /* "" when we hold no mapping */
 	bool mapPending = false;  /* a map was started and may have happened: adopt what appears */
 	bool formatted = false;	  /* we ran mkfs on this image: never format it again */
-	bool staged = false;	  /* the staging mount is ours */
+	bool luksFormatted = false;  /* we wrote its LUKS header: never write one again */
+	bool luksPending = false;    /* a LUKS format of ours was started and may be cut short:
+					a header there is ours, its mapping not yet zeroed */
+	uint64_t cryptSpanBytes = 0; /* the image device size the LUKS mapping was opened or
+					grown for; 0 unknown (or not open) */
+	bool staged = false;	     /* the staging mount is ours */
 	uint64_t sizedBytes =
 		0; /* the device size the filesystem was made or grown for; 0 unknown */
 	std::vector<std::string> publishedTargets;
@@ -125,8 +150,12 @@ struct PathRefusal {
 /* The kernel's truth for one volume, read afresh on every pass. */
 struct ObservedVolume {
 	std::optional<MappedImage> mapping; /* the spec's image, if mapped on this host */
-	ProbeResult probe;		    /* of mapping->device */
-	uint64_t deviceBytes = 0;	    /* its size, read only when a grow may be due */
+	std::optional<CryptMapping> crypt;  /* our LUKS mapping of the volume, if open */
+	ProbeResult rawProbe;	    /* encrypted: of mapping->device while the mapping is closed */
+	ProbeResult probe;	    /* of the device the filesystem lives on (the LUKS mapping
+				 when encrypted, else mapping->device) */
+	uint64_t deviceBytes = 0;   /* mapping->device's size, read only when a grow may be due */
+	uint64_t fsDeviceBytes = 0; /* the filesystem's device's size, likewise */
 	std::optional<ObservedMount> staging;
 	std::vector<ObservedMount> targets; /* mounts on desired targets and on targets we own */
 	std::vector<ObservedMount>

@@ -36,7 +36,11 @@ bool isOurs(const MountEntry &entry, const std::string &device, const VolumeSpec
 {
 	if (entry.owner == spec.name)
 		return true;
-	return recorded && !device.empty() && device == recordedDevice;
+	if (!recorded || device.empty())
+		return false;
+	/* Our LUKS mapping sits on our mapped device: its name says whose it is. */
+	return device == recordedDevice ||
+	       (spec.encryption && !recordedDevice.empty() && device == cryptDeviceOf(spec.name));
 }
 
 /* What one path shows: the visible mount, and the highest of ours hidden under a foreign one. */
@@ -96,6 +100,8 @@ void tidyRecord(ObservedVolume &observed, const VolumeSpec &spec, const std::str
 	const bool stillMapped = observed.mapping && observed.mapping->device == recordedDevice;
 	owned.mappedDevice = stillMapped ? recordedDevice : std::string();
 	owned.mapPending = false;
+	if (!observed.crypt)
+		owned.cryptSpanBytes = 0;
 	owned.staged = (observed.staging && observed.staging->ours) ||
 		       isCovered(observed, spec.staging.path);
 
@@ -144,8 +150,9 @@ std::string mountDevice(const MountEntry &entry)
 }
 
 HostSnapshot::HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings,
-			   std::vector<std::string> orphans)
-	: mounts_(std::move(mounts)), mappings_(std::move(mappings)), orphans_(std::move(orphans))
+			   std::vector<std::string> orphans, std::vector<CryptMapping> crypts)
+	: mounts_(std::move(mounts)), mappings_(std::move(mappings)), orphans_(std::move(orphans)),
+	  crypts_(std::move(crypts))
 {
 	for (size_t i = 0; i < mounts_.size(); i++)
 		byTarget_[mounts_[i].target].push_back(i);
@@ -163,6 +170,13 @@ const std::vector<size_t> &HostSnapshot::mountsOn(const std::string &target) con
 bool HostSnapshot::hasOrphanMapper(const std::string &volume) const
 {
 	return std::find(orphans_.begin(), orphans_.end(), volume) != orphans_.end();
+}
+
+const CryptMapping *HostSnapshot::crypt(const std::string &name) const
+{
+	const auto found = std::find_if(crypts_.begin(), crypts_.end(),
+					[&](const CryptMapping &c) { return c.name == name; });
+	return found == crypts_.end() ? nullptr : &*found;
 }
 
 const std::vector<size_t> &HostSnapshot::mappingsNamed(const std::string &image) const
@@ -183,7 +197,11 @@ Result<HostSnapshot> takeSnapshot(Host &host)
 	auto orphans = host.mapper.orphans();
 	if (!orphans)
 		return tl::make_unexpected(orphans.error());
-	return HostSnapshot{ std::move(*mounts), std::move(*mappings), std::move(*orphans) };
+	auto crypts = host.crypt.opened();
+	if (!crypts)
+		return tl::make_unexpected(crypts.error());
+	return HostSnapshot{ std::move(*mounts), std::move(*mappings), std::move(*orphans),
+			     std::move(*crypts) };
 }
 
 ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
@@ -193,6 +211,8 @@ ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,
 	observed.owned = owned;
 	observed.stored = owned;
 	observed.mapping = findMapping(snapshot, spec.image, owned.mappedDevice, spec.name);
+	if (const CryptMapping *crypt = snapshot.crypt(cryptNameOf(spec.name)))
+		observed.crypt = *crypt;
 
 	/*
 	 * The device our mounts sit on: as recorded, what a timed-out map made
@@ -251,35 +271,52 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 	checkPaths(host, spec, observed);
 	if (!observed.mapping)
 		return observed;
+	const std::string &raw = observed.mapping->device;
+	std::string device = raw;
+	if (spec.encryption) {
+		/* Closed, the header is what matters; open, the kernel vouches for it. */
+		if (!observed.crypt) {
+			observed.rawProbe = host.probe.probe(raw);
+			observed.deviceBytes = observed.rawProbe.deviceBytes;
+			return observed;
+		}
+		device = observed.crypt->device;
+		/* Its size says whether the mapping must follow a grown image. */
+		if (!spec.readOnly()) {
+			if (auto size = host.probe.deviceSize(raw))
+				observed.deviceBytes = *size;
+		}
+	}
 	if (spec.mode != VolumeMode::Filesystem) {
 		/* A block volume's image grows with the spec: its size is worth one ioctl. */
-		if (spec.image.create) {
-			if (auto size = host.probe.deviceSize(observed.mapping->device))
+		if (spec.image.create && observed.deviceBytes == 0) {
+			if (auto size = host.probe.deviceSize(raw))
 				observed.deviceBytes = *size;
 		}
 		return observed;
 	}
-	const std::string &device = observed.mapping->device;
 	const std::string wanted = fsTypeName(spec.filesystem->type);
 	const bool staged = observed.staging && observed.staging->ours &&
 			    observed.staging->device == device &&
 			    observed.staging->fsType == wanted;
 	if (!staged) {
 		observed.probe = host.probe.probe(device);
-		observed.deviceBytes = observed.probe.deviceBytes;
+		observed.fsDeviceBytes = observed.probe.deviceBytes;
 		/* What the filesystem spans, when our record does not know: its superblock says. */
 		if (observed.probe.shows(wanted) && observed.owned.sizedBytes == 0 &&
 		    observed.probe.filesystemBytes != 0) {
 			observed.owned.sizedBytes = observed.probe.filesystemBytes;
 			observed.recordStale = true;
 		}
-		return observed;
+	} else {
+		observed.probe = ProbeResult{ ProbeKind::Signature, wanted, 0, 0 };
+		if (!spec.readOnly() && spec.filesystem->grow == GrowPolicy::Auto) {
+			if (auto size = host.probe.deviceSize(device))
+				observed.fsDeviceBytes = *size;
+		}
 	}
-	observed.probe = ProbeResult{ ProbeKind::Signature, wanted, 0, 0 };
-	if (!spec.readOnly() && spec.filesystem->grow == GrowPolicy::Auto) {
-		if (auto size = host.probe.deviceSize(device))
-			observed.deviceBytes = *size;
-	}
+	if (!spec.encryption)
+		observed.deviceBytes = observed.fsDeviceBytes;
 	return observed;
 }
 

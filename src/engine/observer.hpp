@@ -21,7 +21,7 @@ class HostSnapshot
 public:
 	HostSnapshot() = default;
 	HostSnapshot(std::vector<MountEntry> mounts, std::vector<MappedImage> mappings,
-		     std::vector<std::string> orphans = {});
+		     std::vector<std::string> orphans = {}, std::vector<CryptMapping> crypts = {});
 
 	const std::vector<MountEntry> &mounts() const { return mounts_; }
 	const std::vector<MappedImage> &mappings() const { return mappings_; }
@@ -31,6 +31,8 @@ public:
 	const std::vector<size_t> &mappingsNamed(const std::string &image) const;
 	/* The volume's mapper runs without a device (Mapper::orphans). */
 	bool hasOrphanMapper(const std::string &volume) const;
+	/* The open LUKS mapping called `name`, or nullptr. */
+	const CryptMapping *crypt(const std::string &name) const;
 
 private:
 	std::vector<MountEntry> mounts_;
@@ -38,6 +40,7 @@ private:
 	std::unordered_map<std::string, std::vector<size_t>> byTarget_;
 	std::unordered_map<std::string, std::vector<size_t>> byImage_;
 	std::vector<std::string> orphans_;
+	std::vector<CryptMapping> crypts_; /* a few per host: searched, not indexed */
 };
 
 Result<HostSnapshot> takeSnapshot(Host &host);

@@ -43,11 +43,14 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 	plan.intent = desired.intent;
 	plan.conflicts = diff.conflicts;
 
-	/* The device the setup steps act on: known now, or yielded by the map step. */
+	/* The image's device: known now, or yielded by the map step. */
 	const bool mapping = planned(diff.gaps, GapKind::NotMapped);
-	const DeviceRef device = mapping || !observed.mapping
-					 ? DeviceRef()
-					 : DeviceRef::known(observed.mapping->device);
+	const DeviceRef image = mapping || !observed.mapping
+					? DeviceRef()
+					: DeviceRef::known(observed.mapping->device);
+	/* What the filesystem steps act on: that device, or our LUKS mapping of it. */
+	const DeviceRef device =
+		spec.encryption ? DeviceRef::known(cryptDeviceOf(spec.name)) : image;
 
 	for (const Gap &gap : diff.gaps) {
 		switch (gap.kind) {
@@ -56,6 +59,9 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 			break;
 		case GapKind::StagingStale:
 			plan.steps.emplace_back(UnmountStep{ gap.subject, true });
+			break;
+		case GapKind::CryptStale:
+			plan.steps.emplace_back(LuksCloseStep{ gap.subject });
 			break;
 		case GapKind::MappingStale:
 			plan.steps.emplace_back(UnmapStep{ gap.subject });
@@ -70,8 +76,18 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 			plan.steps.emplace_back(EnsureImageStep{});
 			plan.steps.emplace_back(MapStep{});
 			break;
+		case GapKind::LuksBlank:
+			plan.steps.emplace_back(LuksFormatStep{ image });
+			break;
+		case GapKind::LuksClosed:
+			plan.steps.emplace_back(LuksOpenStep{ image });
+			break;
+		case GapKind::LuksSmall:
+			plan.steps.emplace_back(LuksGrowStep{ image });
+			break;
 		case GapKind::Blank:
-			plan.steps.emplace_back(FormatStep{ DeviceRef::known(gap.subject) });
+			plan.steps.emplace_back(FormatStep{
+				gap.subject.empty() ? device : DeviceRef::known(gap.subject) });
 			break;
 		case GapKind::NotStaged:
 			/* fsck, then an offline grow (it wants a checked filesystem), then mount. */

@@ -57,6 +57,22 @@ struct EnsureImageStep {
 struct MapStep {
 	bool operator==(const MapStep &) const = default;
 };
+struct LuksFormatStep {
+	DeviceRef device; /* writes a header only if the probe right before finds it blank */
+	bool operator==(const LuksFormatStep &) const = default;
+};
+struct LuksOpenStep {
+	DeviceRef device;
+	bool operator==(const LuksOpenStep &) const = default;
+};
+struct LuksGrowStep {
+	DeviceRef device; /* the image's device the mapping must fill again */
+	bool operator==(const LuksGrowStep &) const = default;
+};
+struct LuksCloseStep {
+	std::string name;
+	bool operator==(const LuksCloseStep &) const = default;
+};
 struct FormatStep {
 	DeviceRef device; /* formats only if the probe right before it finds the device blank */
 	bool operator==(const FormatStep &) const = default;
@@ -80,7 +96,8 @@ struct PublishStep {
 };
 
 using Step = std::variant<UnmountStep, UnmapStep, EnsureImageStep, MapStep, FormatStep, CheckStep,
-			  MountStagingStep, PublishStep, GrowStep, StopOrphanStep>;
+			  MountStagingStep, PublishStep, GrowStep, StopOrphanStep, LuksFormatStep,
+			  LuksOpenStep, LuksGrowStep, LuksCloseStep>;
 
 /* A stable short name per step kind ("unmount", "map", "publish", ...). */
 const char *stepName(const Step &step);

@@ -101,6 +101,28 @@ public:
 		return "publish " + spec_.staging.path + " on " + s.target + " (" +
 		       modeText(readOnly, target ? target->options : none) + ")";
 	}
+	std::string operator()(const LuksFormatStep &s) const
+	{
+		const EncryptionSpec &e = *spec_.encryption;
+		return "luks-format-if-blank " + deviceText(s.device) + " (LUKS2, " + e.cipher +
+		       ", " + std::to_string(e.keyBits) + "-bit key, " + pbkdfName(e.pbkdf) + ")";
+	}
+	std::string operator()(const LuksOpenStep &s) const
+	{
+		const bool keyfile = spec_.encryption->source == KeySource::Keyfile;
+		return "luks-open " + deviceText(s.device) + " as " + cryptDeviceOf(spec_.name) +
+		       " (key from " +
+		       (keyfile ? spec_.encryption->keyfile : std::string("the image's metadata")) +
+		       ")";
+	}
+	std::string operator()(const LuksGrowStep & /*unused*/) const
+	{
+		return "luks-grow-if-needed " + cryptDeviceOf(spec_.name);
+	}
+	std::string operator()(const LuksCloseStep &s) const
+	{
+		return "luks-close /dev/mapper/" + s.name;
+	}
 	std::string operator()(const GrowStep &s) const
 	{
 		const std::string fs = fsTypeName(spec_.filesystem->type);
@@ -123,9 +145,10 @@ std::string plural(size_t n, const char *word)
 const char *stepName(const Step &step)
 {
 	constexpr std::array<const char *, std::variant_size_v<Step>> Names = {
-		"unmount",	   "unmap",	  "ensure-image",  "map",
-		"format-if-blank", "check",	  "mount-staging", "publish",
-		"grow-if-needed",  "stop-orphan",
+		"unmount",	   "unmap",	  "ensure-image",	  "map",
+		"format-if-blank", "check",	  "mount-staging",	  "publish",
+		"grow-if-needed",  "stop-orphan", "luks-format-if-blank", "luks-open",
+		"luks-grow",	   "luks-close",
 	};
 	return Names.at(step.index());
 }

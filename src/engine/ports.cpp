@@ -14,4 +14,10 @@ ImageRequest imageRequestOf(const VolumeSpec &spec)
 			     spec.map.multiWriter };
 }
 
+CryptRequest cryptRequestOf(const VolumeSpec &spec)
+{
+	return CryptRequest{ spec.name, spec.encryption.value_or(EncryptionSpec{}), spec.image,
+			     spec.cluster, spec.readOnly() };
+}
+
 } /* namespace rbdvolume */

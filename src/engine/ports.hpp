@@ -55,8 +55,21 @@ struct ImageRequest {
 	bool operator==(const ImageRequest &) const = default;
 };
 
+/* What LUKS needs of a volume: whose, how it is keyed, and where its key may be kept. */
+struct CryptRequest {
+	std::string volume;
+	EncryptionSpec encryption;
+	ImageSpec image; /* image-metadata keys live in the image */
+	ClusterSpec cluster;
+	bool readOnly = false;
+
+	bool operator==(const CryptRequest &) const = default;
+};
+
 MapRequest mapRequestOf(const VolumeSpec &spec);
 ImageRequest imageRequestOf(const VolumeSpec &spec);
+/* Only for a spec with [encryption]. */
+CryptRequest cryptRequestOf(const VolumeSpec &spec);
 
 class MountTable
 {
@@ -175,6 +188,35 @@ public:
 				    const FilesystemSpec &fs) = 0;
 };
 
+/* LUKS2 on a volume's mapped device, opened as the volume's CryptMapping. */
+class CryptDevices
+{
+public:
+	virtual ~CryptDevices() = default;
+	/* The LUKS mappings open on this host that carry our name prefix. */
+	virtual Result<std::vector<CryptMapping>> opened() = 0;
+	/*
+	 * A LUKS2 header on `device`, which the caller has just probed blank, or
+	 * which carries the header of a format of the caller's own cut short (the
+	 * record's luksPending): that one is kept and its format finished.
+	 * Afterwards the opened mapping probes blank too (where a filesystem
+	 * signature would be, zeros through the cipher); it may be left open.
+	 * Answers what it made, for the record ("LUKS2, aes-xts-plain64, ...").
+	 */
+	virtual Result<std::string> formatHeader(const CryptRequest &request,
+						 const std::string &device) = 0;
+	/*
+	 * Opens `device` as cryptDeviceOf(volume); answers that device.
+	 * PermissionDenied when the key opens no key slot; nothing is left open.
+	 */
+	virtual Result<std::string> open(const CryptRequest &request,
+					 const std::string &device) = 0;
+	/* Closes the mapping; Unchanged when it is not open, Busy while it is held. */
+	virtual Result<Change> close(const std::string &volume) = 0;
+	/* The mapping fills its device again after the device grew; Unchanged when it did. */
+	virtual Result<Change> resize(const std::string &volume) = 0;
+};
+
 class OwnershipStore
 {
 public:
@@ -194,6 +236,7 @@ struct Host {
 	Images &images;
 	Filesystems &filesystems;
 	OwnershipStore &records;
+	CryptDevices &crypt;
 };
 
 } /* namespace rbdvolume */

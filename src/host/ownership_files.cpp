@@ -14,10 +14,13 @@ namespace rbdvolume {
 
 namespace {
 
-constexpr std::array<StateKey, 6> OwnershipKeys = { {
+constexpr std::array<StateKey, 9> OwnershipKeys = { {
 	{ "mapped-device", StateValue::Path },
 	{ "map-pending", StateValue::Flag },
 	{ "formatted", StateValue::Flag },
+	{ "luks-formatted", StateValue::Flag },
+	{ "luks-pending", StateValue::Flag },
+	{ "crypt-span-bytes", StateValue::Number },
 	{ "staged", StateValue::Flag },
 	{ "sized-bytes", StateValue::Number },
 	{ "published", StateValue::Path, true },
@@ -35,6 +38,10 @@ Result<std::string> formatOwnership(const Ownership &record)
 		out.add("mapped-device", record.mappedDevice);
 	out.addFlag("map-pending", record.mapPending);
 	out.addFlag("formatted", record.formatted);
+	out.addFlag("luks-formatted", record.luksFormatted);
+	out.addFlag("luks-pending", record.luksPending);
+	if (record.cryptSpanBytes != 0)
+		out.addNumber("crypt-span-bytes", record.cryptSpanBytes);
 	out.addFlag("staged", record.staged);
 	if (record.sizedBytes != 0)
 		out.addNumber("sized-bytes", record.sizedBytes);
@@ -52,6 +59,9 @@ Result<Ownership> parseOwnership(const std::string &text, const std::string &pat
 	record.mappedDevice = fields->text("mapped-device").value_or("");
 	record.mapPending = fields->flag("map-pending");
 	record.formatted = fields->flag("formatted");
+	record.luksFormatted = fields->flag("luks-formatted");
+	record.luksPending = fields->flag("luks-pending");
+	record.cryptSpanBytes = fields->number("crypt-span-bytes");
 	record.staged = fields->flag("staged");
 	record.sizedBytes = fields->number("sized-bytes");
 	record.publishedTargets = fields->all("published");

@@ -33,6 +33,14 @@ const char *doneVerb(const Step &step)
 				return "published";
 			else if constexpr (std::is_same_v<S, GrowStep>)
 				return "grew the filesystem";
+			else if constexpr (std::is_same_v<S, LuksFormatStep>)
+				return "wrote a LUKS header";
+			else if constexpr (std::is_same_v<S, LuksOpenStep>)
+				return "opened LUKS";
+			else if constexpr (std::is_same_v<S, LuksGrowStep>)
+				return "grew the LUKS mapping";
+			else if constexpr (std::is_same_v<S, LuksCloseStep>)
+				return "closed LUKS";
 			else
 				return "stopped the mapper unit";
 		},
@@ -48,7 +56,8 @@ log::MessageId messageIdOf(const StepOutcome &outcome)
 		return log::ids::OtherWriter;
 	if (outcome.error || outcome.change != Change::Changed)
 		return {};
-	if (std::holds_alternative<FormatStep>(outcome.step))
+	if (std::holds_alternative<FormatStep>(outcome.step) ||
+	    std::holds_alternative<LuksFormatStep>(outcome.step))
 		return log::ids::Formatted;
 	if (std::holds_alternative<GrowStep>(outcome.step))
 		return log::ids::Grown;

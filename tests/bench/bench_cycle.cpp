@@ -17,6 +17,7 @@
 #include "bench_main.hpp"
 #include "engine/reconcile.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/crypt_devices.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_tools.hpp"
 #include "host/libmount_mounter.hpp"
@@ -31,8 +32,8 @@ namespace {
 struct Rig {
 	explicit Rig(const std::string &dir)
 		: images(dir + "/images"), formatter(runner, ToolConfig{}),
-		  records(dir + "/owned"), host{ table,	 mounter,   probe,  images,
-						 images, formatter, records }
+		  records(dir + "/owned"), host{ table,	 mounter,   probe,   images,
+						 images, formatter, records, crypt }
 	{
 	}
 	ProcMountTable table;
@@ -42,6 +43,7 @@ struct Rig {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
+	HostCryptDevices crypt;
 	Host host;
 };
 

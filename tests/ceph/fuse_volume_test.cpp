@@ -18,6 +18,7 @@
 #include "engine/reconcile.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/ceph/librbd_cluster.hpp"
+#include "host/crypt_devices.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
 #include "host/fs_tools.hpp"
@@ -45,8 +46,8 @@ protected:
 			units_, FuseDriverConfig{ dir_ + "/fuse", std::chrono::seconds(30) });
 		records_ = std::make_unique<OwnershipFiles>(dir_ + "/owned");
 		formatter_ = std::make_unique<ToolFilesystems>(runner_, ToolConfig{});
-		host_ = std::make_unique<Host>(
-			Host{ table_, mounter_, probe_, *fuse_, cluster_, *formatter_, *records_ });
+		host_ = std::make_unique<Host>(Host{ table_, mounter_, probe_, *fuse_, cluster_,
+						     *formatter_, *records_, crypt_ });
 	}
 
 	void TearDown() override
@@ -126,6 +127,7 @@ protected:
 	PosixCommandRunner runner_;
 	std::unique_ptr<ToolFilesystems> formatter_;
 	std::unique_ptr<OwnershipFiles> records_;
+	HostCryptDevices crypt_;
 	std::unique_ptr<Host> host_;
 };
 
@@ -211,7 +213,7 @@ TEST_F(FuseVolume, XfsGrowsOnlineAfterRbdResize)
 TEST_F(FuseVolume, AnUnreachableClusterFailsTheStageInTimeAndLeavesNothing)
 {
 	LibrbdCluster impatient{ CephTimeouts{ std::chrono::seconds(3), std::chrono::seconds(5) } };
-	Host host{ table_, mounter_, probe_, *fuse_, impatient, *formatter_, *records_ };
+	Host host{ table_, mounter_, probe_, *fuse_, impatient, *formatter_, *records_, crypt_ };
 	const VolumeSpec spec = volume("ext4");
 
 	ASSERT_EQ(cluster().stop(), "");

@@ -11,7 +11,8 @@ namespace rbdvolume::testing {
 
 RealHost::RealHost(const std::string &dir, ToolConfig tools)
 	: images(dir + "/images"), formatter(runner, std::move(tools)),
-	  records(dir + "/owned"), host{ table, mounter, probe, images, images, formatter, records }
+	  records(dir + "/owned"), host{ table,	 mounter,   probe,   images,
+					 images, formatter, records, crypt }
 {
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/reconcile.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/crypt_devices.hpp"
 #include "host/fs_tools.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/ownership_files.hpp"
@@ -28,6 +29,7 @@ struct RealHost {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
+	HostCryptDevices crypt;
 	Host host;
 };
 

@@ -6,15 +6,6 @@
 
 namespace rbdvolume::testing {
 
-namespace {
-
-std::string baseName(const std::string &path)
-{
-	return path.substr(path.rfind('/') + 1);
-}
-
-} /* namespace */
-
 const char *fakeOpName(FakeOp op)
 {
 	static const std::map<FakeOp, const char *> names = {
@@ -31,6 +22,10 @@ const char *fakeOpName(FakeOp op)
 		{ FakeOp::Save, "save" },
 		{ FakeOp::Grow, "grow" },
 		{ FakeOp::FollowSize, "follow-size" },
+		{ FakeOp::LuksFormat, "luks-format" },
+		{ FakeOp::LuksOpen, "luks-open" },
+		{ FakeOp::LuksClose, "luks-close" },
+		{ FakeOp::LuksGrow, "luks-grow" },
 	};
 	return names.at(op);
 }
@@ -47,7 +42,7 @@ std::string imageKey(const MappedImage &mapped)
 
 Host FakeWorld::host()
 {
-	return Host{ *this, *this, *this, *this, *this, *this, *this };
+	return Host{ *this, *this, *this, *this, *this, *this, *this, *this };
 }
 
 void FakeWorld::addImage(const ImageSpec &image, std::string signature, bool ambivalent)
@@ -187,8 +182,27 @@ FakeMapping *FakeWorld::mappingOf(const std::string &device)
 	return it == mappings_.end() ? nullptr : &*it;
 }
 
+const CryptMapping *FakeWorld::cryptOf(const std::string &device) const
+{
+	const auto it = std::find_if(crypts_.begin(), crypts_.end(),
+				     [&](const CryptMapping &c) { return c.device == device; });
+	return it == crypts_.end() ? nullptr : &*it;
+}
+
+bool FakeWorld::readOnlyDevice(const std::string &device)
+{
+	if (const CryptMapping *crypt = cryptOf(device))
+		return crypt->readOnly;
+	const FakeMapping *mapping = mappingOf(device);
+	return mapping && mapping->mapped.readOnly;
+}
+
 FakeImage *FakeWorld::imageOf(const std::string &device)
 {
+	if (const CryptMapping *crypt = cryptOf(device)) {
+		FakeImage *outer = imageOf(crypt->backing);
+		return outer ? outer->inner.get() : nullptr;
+	}
 	FakeMapping *mapping = mappingOf(device);
 	if (!mapping)
 		return nullptr;
@@ -205,6 +219,9 @@ FakeMount *FakeWorld::topMount(const std::string &target)
 
 bool FakeWorld::deviceInUse(const std::string &device) const
 {
+	if (std::any_of(crypts_.begin(), crypts_.end(),
+			[&](const CryptMapping &c) { return c.backing == device; }))
+		return true;
 	return std::any_of(mounts_.begin(), mounts_.end(), [&](const FakeMount &m) {
 		return m.entry.source == device ||
 		       (m.entry.fsType == "devtmpfs" && "/dev" + m.entry.root == device);
@@ -283,7 +300,7 @@ Result<Change> FakeWorld::mount(const MountRequest &request)
 	if (image->signature != request.fsType || image->ambivalent)
 		return fail(Errc::InvalidArgument,
 			    "wrong fs type, bad superblock on " + request.source);
-	if (mappingOf(request.source)->mapped.readOnly && !request.readOnly)
+	if (readOnlyDevice(request.source) && !request.readOnly)
 		return fail(Errc::PermissionDenied, request.source + " is write-protected");
 
 	checkNotOverForeign(request.target);
@@ -303,9 +320,9 @@ Result<Change> FakeWorld::doBind(const MountRequest &request)
 	entry.target = request.target;
 	entry.readOnly = request.readOnly;
 	entry.owner = request.owner;
-	if (mappingOf(request.source)) {
+	if (mappingOf(request.source) || cryptOf(request.source)) {
 		entry.source = "devtmpfs";
-		entry.root = "/" + baseName(request.source);
+		entry.root = request.source.substr(4); /* the node's path below /dev */
 		entry.fsType = "devtmpfs";
 	} else if (const FakeMount *source = topMount(request.source)) {
 		entry.source = source->entry.source;
@@ -477,7 +494,7 @@ Result<std::string> FakeWorld::format(const std::string &device, const Filesyste
 	if (image->data)
 		violations_.push_back("formatted " + device + " over data without a signature");
 	image->data = false;
-	if (mappingOf(device)->mapped.readOnly)
+	if (readOnlyDevice(device))
 		violations_.push_back("formatted " + device + ", a read-only mapping");
 	image->signature = fsTypeName(fs.type);
 	image->ambivalent = false;
@@ -617,16 +634,152 @@ std::string FakeWorld::describe() const
 	for (const auto &[name, image] : images_)
 		out << "image " << name << " '" << image.signature << "'"
 		    << (image.ambivalent ? " ambivalent" : "") << '\n';
+	for (const CryptMapping &c : crypts_)
+		out << "crypt " << c.device << " <- " << c.backing << (c.readOnly ? " ro" : " rw")
+		    << '\n';
 	for (const auto &[name, record] : records_) {
 		out << "record " << name << ": device '" << record.mappedDevice << "'"
 		    << (record.mapPending ? " map-pending" : "")
-		    << (record.formatted ? " formatted" : "") << (record.staged ? " staged" : "")
-		    << " targets";
+		    << (record.formatted ? " formatted" : "")
+		    << (record.luksFormatted ? " luks-formatted" : "")
+		    << (record.staged ? " staged" : "") << " targets";
 		for (const std::string &target : record.publishedTargets)
 			out << ' ' << target;
 		out << '\n';
 	}
 	return out.str();
+}
+
+void FakeWorld::luksFormatByHand(const ImageSpec &image, const std::string &key, std::string inner)
+{
+	FakeImage &outer = images_.at(image.display());
+	outer.signature = LuksSignature;
+	outer.ambivalent = false;
+	outer.data = false;
+	outer.fsSize = 0;
+	outer.key = key;
+	outer.inner = std::make_shared<FakeImage>();
+	outer.inner->size = outer.size - FakeLuksHeaderBytes;
+	outer.inner->signature = std::move(inner);
+	outer.inner->fsSize = outer.inner->signature.empty() ? 0 : outer.inner->size;
+}
+
+bool FakeWorld::closeCryptByHand(const std::string &volume)
+{
+	const auto it = std::find_if(crypts_.begin(), crypts_.end(), [&](const CryptMapping &c) {
+		return c.name == cryptNameOf(volume);
+	});
+	if (it == crypts_.end())
+		return false;
+	crypts_.erase(it);
+	return true;
+}
+
+/*
+ * Like a LUKS2 format that then zeroes where a probe looks, through the new
+ * mapping. A fault with effect comes between the two: the header is there,
+ * and its mapping shows noise. A header already there is kept and zeroed.
+ */
+Result<std::string> FakeWorld::formatHeader(const CryptRequest &request, const std::string &device)
+{
+	const Fault *f = fault(FakeOp::LuksFormat);
+	if (f && !f->effect)
+		return faultError(FakeOp::LuksFormat);
+	FakeImage *image = imageOf(device);
+	if (!image)
+		return fail(Errc::NotFound, "no such device " + device);
+	if (readOnlyDevice(device))
+		violations_.push_back("encrypted " + device + ", a read-only mapping");
+	if (image->signature != LuksSignature) {
+		if (!image->signature.empty() || image->ambivalent || image->data)
+			violations_.push_back("encrypted " + device + " over '" + image->signature +
+					      "'" + (image->data ? " and data" : ""));
+		luksFormatByHand(request.image, request.encryption.keyfile);
+		image->inner->data = true; /* the image's zeros, decrypted */
+		log_.push_back("luks-format " + device);
+	} else {
+		log_.push_back("luks-format-finish " + device);
+	}
+	if (f)
+		return faultError(FakeOp::LuksFormat);
+	/* The real port zeroes through the mapping and leaves it open. */
+	if (!cryptOf(cryptDeviceOf(request.volume))) {
+		crypts_.push_back(CryptMapping{ cryptNameOf(request.volume),
+						cryptDeviceOf(request.volume), device, false });
+		log_.push_back("luks-open " + device + " " + cryptNameOf(request.volume));
+	}
+	if (!image->inner->signature.empty())
+		violations_.push_back("zeroed the start of " + device + "'s mapping over '" +
+				      image->inner->signature + "'");
+	image->inner->data = false;
+	return std::string("LUKS2, ") + request.encryption.cipher;
+}
+
+Result<std::string> FakeWorld::open(const CryptRequest &request, const std::string &device)
+{
+	const Fault *f = fault(FakeOp::LuksOpen);
+	if (f && !f->effect)
+		return faultError(FakeOp::LuksOpen);
+	const FakeImage *image = imageOf(device);
+	if (!image)
+		return fail(Errc::NotFound, "no such device " + device);
+	if (image->signature != LuksSignature)
+		return fail(Errc::InvalidArgument, device + " is not a valid LUKS device");
+	if (image->key != request.encryption.keyfile)
+		return fail(Errc::PermissionDenied,
+			    "the passphrase opens no key slot of " + device + "; nothing opened");
+	const std::string name = cryptNameOf(request.volume);
+	if (const CryptMapping *open = cryptOf(cryptDeviceOf(request.volume))) {
+		if (open->backing != device)
+			return fail(Errc::Conflict, name + " is open over " + open->backing);
+		if (f)
+			return faultError(FakeOp::LuksOpen);
+		return open->device;
+	}
+	crypts_.push_back(CryptMapping{ name, cryptDeviceOf(request.volume), device,
+					request.readOnly || readOnlyDevice(device) });
+	log_.push_back("luks-open " + device + " " + name);
+	if (f)
+		return faultError(FakeOp::LuksOpen);
+	return cryptDeviceOf(request.volume);
+}
+
+Result<Change> FakeWorld::close(const std::string &volume)
+{
+	const Fault *f = fault(FakeOp::LuksClose);
+	if (f && !f->effect)
+		return faultError(FakeOp::LuksClose);
+	const std::string device = cryptDeviceOf(volume);
+	if (!cryptOf(device))
+		return f ? Result<Change>(faultError(FakeOp::LuksClose)) : Change::Unchanged;
+	if (deviceInUse(device))
+		return fail(Errc::Busy, device + " is still in use");
+	closeCryptByHand(volume);
+	log_.push_back("luks-close " + cryptNameOf(volume));
+	if (f)
+		return faultError(FakeOp::LuksClose);
+	return Change::Changed;
+}
+
+Result<Change> FakeWorld::resize(const std::string &volume)
+{
+	const Fault *f = fault(FakeOp::LuksGrow);
+	if (f && !f->effect)
+		return faultError(FakeOp::LuksGrow);
+	const CryptMapping *crypt = cryptOf(cryptDeviceOf(volume));
+	if (!crypt)
+		return fail(Errc::NotFound, cryptNameOf(volume) + " is not open");
+	FakeImage *outer = imageOf(crypt->backing);
+	const uint64_t size = outer->size - FakeLuksHeaderBytes;
+	Change change = Change::Unchanged;
+	if (outer->inner->size != size) {
+		outer->inner->size = size;
+		log_.push_back("luks-grow " + crypt->name);
+		change = Change::Changed;
+	}
+	if (f)
+		return faultError(FakeOp::LuksGrow);
+	return change;
 }
 
 } /* namespace rbdvolume::testing */

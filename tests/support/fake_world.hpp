@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ enum class FakeOp : uint8_t {
 	Save,
 	Grow,
 	FollowSize,
+	LuksFormat,
+	LuksOpen,
+	LuksClose,
+	LuksGrow,
 };
 
 struct FakeImage {
@@ -45,7 +50,13 @@ struct FakeImage {
 	uint64_t size = uint64_t{ 1 } << 30;
 	uint64_t fsSize = 0;		/* what the filesystem on it spans */
 	std::vector<std::string> users; /* other clients holding it open */
+	/* LUKS (signature "crypto_LUKS"): what the mapping shows, and the key that opens it. */
+	std::shared_ptr<FakeImage> inner;
+	std::string key;
 };
+
+/* LUKS2 reserves this much at the start of the device for its header. */
+constexpr uint64_t FakeLuksHeaderBytes = uint64_t{ 16 } << 20;
 
 struct FakeMount {
 	MountEntry entry;
@@ -63,7 +74,8 @@ class FakeWorld : public MountTable,
 		  public Mapper,
 		  public Images,
 		  public Filesystems,
-		  public OwnershipStore
+		  public OwnershipStore,
+		  public CryptDevices
 {
 public:
 	Host host();
@@ -88,6 +100,12 @@ public:
 	void setBusy(const std::string &target, bool busy);
 	/* A mapper process of `volume` runs without a device (a map cut short); it holds the image. */
 	void addOrphan(const std::string &volume);
+	/* A LUKS header on the image, as another tool would write it; the mapping shows `inner`. */
+	void luksFormatByHand(const ImageSpec &image, const std::string &key,
+			      std::string inner = {});
+	/* The volume's LUKS mapping goes, as `cryptsetup close` would take it. */
+	bool closeCryptByHand(const std::string &volume);
+	const std::vector<CryptMapping> &cryptMappings() const { return crypts_; }
 	/* `path` becomes a symbolic link: nothing may be mounted on it or below it. */
 	void addSymlink(const std::string &path);
 
@@ -143,6 +161,13 @@ public:
 			    const FilesystemSpec &fs) override;
 	Result<Ownership> load(const std::string &volume) override;
 	Result<void> save(const std::string &volume, const Ownership &record) override;
+	/* LUKS: the key is the keyfile's path, which stands for its bytes. */
+	Result<std::vector<CryptMapping>> opened() override { return crypts_; }
+	Result<std::string> formatHeader(const CryptRequest &request,
+					 const std::string &device) override;
+	Result<std::string> open(const CryptRequest &request, const std::string &device) override;
+	Result<Change> close(const std::string &volume) override;
+	Result<Change> resize(const std::string &volume) override;
 
 private:
 	struct Fault {
@@ -155,6 +180,9 @@ private:
 	tl::unexpected<Error> faultError(FakeOp op);
 
 	FakeMapping *mappingOf(const std::string &device);
+	const CryptMapping *cryptOf(const std::string &device) const;
+	/* The device is read-only: a read-only mapping, or a LUKS mapping opened read-only. */
+	bool readOnlyDevice(const std::string &device);
 	FakeImage *imageOf(const std::string &device);
 	FakeMount *topMount(const std::string &target);
 	bool deviceInUse(const std::string &device) const;
@@ -163,6 +191,7 @@ private:
 
 	std::map<std::string, FakeImage> images_; /* by ImageSpec::display() */
 	std::vector<FakeMapping> mappings_;
+	std::vector<CryptMapping> crypts_;
 	std::vector<FakeMount> mounts_;
 	std::map<std::string, Ownership> records_;
 	std::set<std::string> busy_;

@@ -15,11 +15,32 @@ tl::unexpected<Error> refused(const std::string &what)
 
 } /* namespace */
 
+Result<std::string> DryRunCrypt::formatHeader(const CryptRequest &request,
+					      const std::string &device)
+{
+	return refused("write a LUKS header on " + device + " for " + request.volume);
+}
+
+Result<std::string> DryRunCrypt::open(const CryptRequest &request, const std::string &device)
+{
+	return refused("open " + device + " for " + request.volume);
+}
+
+Result<Change> DryRunCrypt::close(const std::string &volume)
+{
+	return refused("close " + cryptDeviceOf(volume));
+}
+
+Result<Change> DryRunCrypt::resize(const std::string &volume)
+{
+	return refused("grow " + cryptDeviceOf(volume));
+}
+
 DryRunHost::DryRunHost(std::string ownershipDir, SystemRoots roots)
 	: records_(std::move(ownershipDir)), roots_(std::move(roots)),
 	  fuse_(*this, FuseDriverConfig{ .observeOnly = true }),
 	  nbd_(*this, *this, DriverTools{}, roots_), host_{ table_, *this, probe_, *this,
-							    *this,  *this, *this }
+							    *this,  *this, *this,  crypt_ }
 {
 }
 

@@ -11,6 +11,7 @@
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/command_runner.hpp"
+#include "host/crypt_devices.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/nbd/nbd_mapper.hpp"
 #include "host/mapping_discovery.hpp"
@@ -18,6 +19,23 @@
 #include "host/proc_mount_table.hpp"
 
 namespace rbdvolume {
+
+/* Lists this machine's LUKS mappings; refuses every change. */
+class DryRunCrypt : public CryptDevices
+{
+public:
+	explicit DryRunCrypt(std::string sysfs) : sysfs_(std::move(sysfs)) {}
+
+	Result<std::vector<CryptMapping>> opened() override { return listCryptMappings(sysfs_); }
+	Result<std::string> formatHeader(const CryptRequest &request,
+					 const std::string &device) override;
+	Result<std::string> open(const CryptRequest &request, const std::string &device) override;
+	Result<Change> close(const std::string &volume) override;
+	Result<Change> resize(const std::string &volume) override;
+
+private:
+	std::string sysfs_;
+};
 
 class DryRunHost : private Mounter,
 		   private Mapper,
@@ -69,6 +87,7 @@ private:
 	BlkidBlockProbe probe_;
 	OwnershipFiles records_;
 	SystemRoots roots_;
+	DryRunCrypt crypt_{ roots_.sysfs };
 	FuseMapper fuse_; /* lists the fuse driver's loops; its unit calls are refused */
 	NbdMapper nbd_;	  /* lists nbd devices, served or not; its commands are refused */
 	PosixCommandRunner stateRunner_;

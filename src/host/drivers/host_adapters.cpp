@@ -14,7 +14,7 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	  probe_(config.tools.deviceTimeout), filesystems_(runner_, config.tools),
 	  records_(std::string(paths::OwnershipDir)), host_{ table_,   mounter_, probe_,
 							     mappers_, images,	 filesystems_,
-							     records_ }
+							     records_, crypt_ }
 {
 }
 

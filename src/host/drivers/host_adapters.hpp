@@ -12,6 +12,7 @@
 #include "host/blkid_block_probe.hpp"
 #include "host/bus_units.hpp"
 #include "host/command_runner.hpp"
+#include "host/crypt_devices.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/krbd/krbd_mapper.hpp"
 #include "host/drivers/mapper_set.hpp"
@@ -48,6 +49,7 @@ private:
 	BlkidBlockProbe probe_;
 	ToolFilesystems filesystems_;
 	OwnershipFiles records_;
+	HostCryptDevices crypt_;
 	Host host_;
 };
 

@@ -34,27 +34,31 @@ constexpr std::array<Fault, 3> Faults = { {
 	{ Errc::Timeout, true, "timeout-with-effect" },
 } };
 
-constexpr std::array<FakeOp, 12> Ops = {
-	FakeOp::ReadTable, FakeOp::Mount, FakeOp::Bind,	 FakeOp::Unmount,
-	FakeOp::List,	   FakeOp::Map,	  FakeOp::Unmap, FakeOp::EnsureImage,
-	FakeOp::Format,	   FakeOp::Check, FakeOp::Save,	 FakeOp::Grow,
+constexpr std::array<FakeOp, 16> Ops = {
+	FakeOp::ReadTable,  FakeOp::Mount,    FakeOp::Bind,	 FakeOp::Unmount,
+	FakeOp::List,	    FakeOp::Map,      FakeOp::Unmap,	 FakeOp::EnsureImage,
+	FakeOp::Format,	    FakeOp::Check,    FakeOp::Save,	 FakeOp::Grow,
+	FakeOp::LuksFormat, FakeOp::LuksOpen, FakeOp::LuksClose, FakeOp::LuksGrow,
 };
 
-enum class Journey : uint8_t { FreshUp, FullDown };
+enum class Journey : uint8_t { FreshUp, FullDown, EncryptedUp, EncryptedDown };
 
 const char *journeyName(Journey journey)
 {
-	return journey == Journey::FreshUp ? "fresh up" : "full down";
+	constexpr std::array<const char *, 4> Names = { "fresh up", "full down",
+							"encrypted fresh up",
+							"encrypted full down" };
+	return Names.at(static_cast<size_t>(journey));
 }
 
 std::unique_ptr<Rig> startOf(Journey journey)
 {
-	auto rig = std::make_unique<Rig>(SpecBuilder("data")
-						 .create(10 * GiB)
-						 .target("/srv/data")
-						 .target("/srv/backup", true)
-						 .build());
-	if (journey == Journey::FullDown) {
+	SpecBuilder spec("data");
+	spec.create(10 * GiB).target("/srv/data").target("/srv/backup", true);
+	if (journey == Journey::EncryptedUp || journey == Journey::EncryptedDown)
+		spec.encrypted();
+	auto rig = std::make_unique<Rig>(spec.build());
+	if (journey == Journey::FullDown || journey == Journey::EncryptedDown) {
 		EXPECT_NE(rig->converge(), 0U);
 		rig->intent = Intent::Down;
 	}
@@ -162,7 +166,8 @@ void runJourney(Journey journey)
 				/*
 				 * The one loss a single fault can cause: mkfs ran but the record
 				 * of it could not be saved, and no later pass can tell our
-				 * filesystem from anyone's.
+				 * filesystem from anyone's. (A LUKS format is recorded as
+				 * pending before it starts: it is finished, never lost.)
 				 */
 				Ownership expected = ref.record;
 				if (formatUnrecorded)
@@ -183,6 +188,16 @@ TEST(FailureInjection, EveryCallOfAFreshUp)
 TEST(FailureInjection, EveryCallOfAFullDown)
 {
 	runJourney(Journey::FullDown);
+}
+
+TEST(FailureInjection, EveryCallOfAnEncryptedFreshUp)
+{
+	runJourney(Journey::EncryptedUp);
+}
+
+TEST(FailureInjection, EveryCallOfAnEncryptedFullDown)
+{
+	runJourney(Journey::EncryptedDown);
 }
 
 TEST(FailureInjection, BusyTargetFailsTheDownAndLeavesEverythingMounted)

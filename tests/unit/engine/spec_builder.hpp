@@ -82,6 +82,14 @@ public:
 		driver_ = driver;
 		return *this;
 	}
+	/* LUKS2 keyed by `keyfile` (the fake world's key is the path itself). */
+	SpecBuilder &encrypted(std::string keyfile = "/etc/rbd-volume/keys/vol.key")
+	{
+		EncryptionSpec encryption;
+		encryption.keyfile = std::move(keyfile);
+		encryption_ = std::move(encryption);
+		return *this;
+	}
 	SpecBuilder &stagingOptions(std::vector<std::string> options)
 	{
 		stagingOptions_ = std::move(options);
@@ -105,6 +113,7 @@ public:
 		spec.mode = block_ ? VolumeMode::Block : VolumeMode::Filesystem;
 		if (!block_)
 			spec.filesystem = fs_;
+		spec.encryption = encryption_;
 		spec.staging.path = paths::defaultStagingPath(name_);
 		spec.staging.options = stagingOptions_;
 		for (const Target &t : targets_)
@@ -126,6 +135,7 @@ private:
 	bool readOnly_ = false;
 	bool block_ = false;
 	FilesystemSpec fs_;
+	std::optional<EncryptionSpec> encryption_;
 	std::vector<std::string> stagingOptions_;
 	std::vector<Target> targets_;
 };

@@ -25,6 +25,9 @@ TEST(OwnershipFiles, RoundTripAndRemoval)
 	Ownership record;
 	record.mappedDevice = "/dev/rbd0";
 	record.formatted = true;
+	record.luksFormatted = true;
+	record.luksPending = true;
+	record.cryptSpanBytes = 10754195456;
 	record.staged = true;
 	record.sizedBytes = 10737418240;
 	record.publishedTargets = { "/srv/a", "/srv/b c" };
