@@ -63,10 +63,22 @@ void checkDriverSection(const VolumeSpec &spec, SpecReport &report, Driver own)
 
 void checkEncryption(const VolumeSpec &spec, SpecReport &report)
 {
-	/* Until the engine opens what it encrypts: never accepted and ignored (plaintext). */
-	if (spec.encryption && !report.failed("encryption"))
-		report.error("encryption", "[encryption] is not supported by this build yet: the "
-					   "volume would be written unencrypted");
+	/* Until keys are read from image metadata: never accepted and ignored (plaintext). */
+	if (spec.encryption && spec.encryption->source == KeySource::ImageMetadata &&
+	    usable(report, "encryption.passphrase"))
+		report.error(
+			"encryption.passphrase",
+			"passphrase = 'image-metadata' is not supported by this build yet (the "
+			"volume would be written unencrypted); use passphrase = 'keyfile'");
+	/* The mapping's node is a udev link that a bind would have to follow: not yet. */
+	if (spec.encryption && spec.mode == VolumeMode::Block && !report.failed("encryption"))
+		report.error("encryption",
+			     "[encryption] with mode = 'block' is not supported by this build yet");
+	/* Two hosts could each find the image blank and write a header of their own. */
+	if (spec.encryption && spec.map.multiWriter && usable(report, "map.multi-writer"))
+		report.error("map.multi-writer",
+			     "multi-writer = true cannot be encrypted: each host could write a "
+			     "LUKS header of its own on a blank image");
 	if (!spec.encryption || !usable(report, "encryption.volume-id") ||
 	    report.failed("encryption.passphrase"))
 		return;

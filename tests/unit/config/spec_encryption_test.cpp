@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The [encryption] table of spec v1: its keys, their checks, and the refusal until volumes open with it. */
+/* The [encryption] table of spec v1: its keys, their checks, and what this build refuses. */
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace rbdvolume {
 namespace {
 
 constexpr std::string_view Image = "[image]\npool = \"rbd\"\nname = \"data\"\n";
-constexpr std::string_view NotYet = "[encryption] is not supported by this build yet";
+constexpr std::string_view NotYet = "'image-metadata' is not supported by this build yet";
 
 SpecOutcome parse(const std::string &encryption)
 {
@@ -26,7 +27,7 @@ std::vector<std::string> messages(const SpecOutcome &outcome)
 	return lines;
 }
 
-/* The diagnostics other than the refusal every [encryption] gets for now. */
+/* The diagnostics other than the refusal image-metadata gets for now. */
 std::vector<std::string> problems(const SpecOutcome &outcome)
 {
 	std::vector<std::string> lines;
@@ -69,14 +70,35 @@ TEST(SpecEncryption, DefaultsAreCryptsetups)
 	EXPECT_EQ(outcome.spec.encryption->pbkdf, Pbkdf::Argon2id);
 }
 
-TEST(SpecEncryption, RefusedUntilVolumesOpenWithIt)
+TEST(SpecEncryption, AKeyfileIsAcceptedKeysInImageMetadataAreRefusedAtTheirLine)
 {
-	const SpecOutcome outcome = parse("type = \"luks2\"\nkeyfile = \"/etc/k\"\n");
+	EXPECT_EQ(messages(parse("type = \"luks2\"\nkeyfile = \"/etc/k\"\n")),
+		  std::vector<std::string>{});
+	const SpecOutcome outcome =
+		parse("type = \"luks2\"\npassphrase = \"image-metadata\"\nkeyfile = \"/etc/k\"\n");
 	ASSERT_EQ(messages(outcome).size(), 1U);
-	EXPECT_NE(messages(outcome).front().find("/etc/vol.toml:4:"), std::string::npos)
+	EXPECT_NE(messages(outcome).front().find("/etc/vol.toml:6:"), std::string::npos)
 		<< messages(outcome).front();
 	EXPECT_NE(messages(outcome).front().find("written unencrypted"), std::string::npos);
 	EXPECT_FALSE(parseVolumeSpec(Image, "/etc/vol.toml").spec.encryption);
+}
+
+TEST(SpecEncryption, BlockModeAndMultiWriterAreRefused)
+{
+	const std::string table = "[encryption]\ntype = \"luks2\"\nkeyfile = \"/etc/k\"\n";
+	const SpecOutcome block =
+		parseVolumeSpec("mode = \"block\"\n" + std::string(Image) + table, "/etc/vol.toml");
+	ASSERT_EQ(messages(block).size(), 1U) << ::testing::PrintToString(messages(block));
+	EXPECT_NE(messages(block).front().find("mode = 'block' is not supported"),
+		  std::string::npos);
+	const SpecOutcome shared = parseVolumeSpec("mode = \"block\"\n" + std::string(Image) +
+							   "[map]\nmulti-writer = true\n" + table,
+						   "/etc/vol.toml");
+	/* One vector: two calls of messages() would be two vectors, their iterators unrelated. */
+	const std::vector<std::string> found = messages(shared);
+	EXPECT_TRUE(std::any_of(found.begin(), found.end(), [](const std::string &m) {
+		return m.find("multi-writer = true cannot be encrypted") != std::string::npos;
+	})) << ::testing::PrintToString(found);
 }
 
 TEST(SpecEncryption, EachBadValueIsNamedAtItsLine)
