@@ -14,6 +14,10 @@ KG_CASES=(
 	krbd_busy_unmap
 	krbd_online_grow
 	krbd_safety_matrix
+	crypt_round_trip
+	crypt_refuses_a_filesystem
+	crypt_crash_windows
+	crypt_online_grow
 	auto_driver
 	nbd_heal
 	daemon_restart_keeps_io
@@ -45,6 +49,8 @@ kg_leftovers() {
 	in_ct true || { echo "the guest does not answer"; return; }
 	out=$(in_ct findmnt -rn -o TARGET | grep -E '^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)' || true)
 	[ -z "$out" ] || echo "mounts: $(echo "$out" | tr '\n' ' ')"
+	out=$(crypt_mappings)
+	[ -z "$out" ] || echo "LUKS mappings: $(echo "$out" | tr '\n' ' ')"
 	out=$(krbd_mappings)
 	[ -z "$out" ] || echo "krbd mappings: $(echo "$out" | tr '\n' ' ')"
 	out=$(nbd_mappings)
@@ -73,6 +79,9 @@ kg_case_cleanup() {
 	in_ct timeout 120 sh -c 'systemctl kill --signal=KILL "rbd-volume@*" "rbdv-*" 2>/dev/null
 		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)" | sort -r |
 			xargs -r -n1 umount -l
+		for d in /sys/block/dm-*/dm/name; do
+			case $(cat "$d") in rbdv-*) cryptsetup close "$(cat "$d")" ;; esac
+		done
 		for d in /sys/bus/rbd/devices/*; do [ -e "$d/name" ] && rbd device unmap -o force "/dev/rbd${d##*/}"; done
 		for d in /sys/block/nbd*; do [ -e "$d/pid" ] && rbd-nbd unmap "/dev/${d##*/}"; done
 		systemctl stop "rbd-nbd@*" "rbd-fuse@*"; systemctl reset-failed' >/dev/null 2>&1 || true
@@ -263,6 +272,138 @@ make_image() {
 		rbd import --no-progress --id "$3" --keyring "$4" "$f" "$5/$1"
 		rm -f "$f"' make_image "$1" "$2" "$CEPH_TEST_ID" "$CEPH_TEST_KEYRING" "$CEPH_POOL" ||
 		fail "cannot make image $1 ($2)"
+}
+
+# --- LUKS2 (dm-crypt) ------------------------------------------------------------------
+
+Marker=RBDV-PLAINTEXT-MARKER-7f3a
+
+# put_key NAME: a 0600 keyfile /etc/rbd-volume/keys/NAME.key of random printable bytes
+put_key() {
+	in_ct sh -ec "mkdir -p -m 0700 /etc/rbd-volume/keys
+		umask 077; head -c 48 /dev/urandom | base64 -w0 >/etc/rbd-volume/keys/$1.key"
+}
+key_of() { in_ct cat "/etc/rbd-volume/keys/$1.key"; }
+
+# What is open in dm-crypt under our prefix, one name a line.
+# shellcheck disable=SC2016 # expanded inside
+crypt_mappings() { in_ct sh -c 'for d in /sys/block/dm-*/dm/name; do [ -e "$d" ] && cat "$d"; done | grep "^rbdv-" || true'; }
+
+# The key appears in no journal field, no unit's environment, no argv.
+key_nowhere() { # key_nowhere NAME
+	local key
+	key=$(key_of "$1")
+	! in_ct journalctl --no-pager -o export | grep -aqF "$key" || fail "the key of $1 is in the journal"
+	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF "$key" ||
+		fail "the key of $1 is in a command line or an environment"
+	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json "$1" | grep -qF "$key" ||
+		fail "the key of $1 is in its status"
+}
+
+# A fresh image with [encryption]: a LUKS2 header on the image, the filesystem
+# on /dev/mapper/rbdv-NAME, data across down/up, no plaintext in the image.
+case_crypt_round_trip() {
+	local sum header
+	in_ct modprobe -a rbd dm_crypt
+	put_key kc
+	kspec kc krbd ext4 crypt=/etc/rbd-volume/keys/kc.key
+	start_units rbd-volume@kc.service
+	expect_phase kc up
+	[ "$(crypt_mappings)" = rbdv-kc ] || fail "no rbdv-kc mapping: $(crypt_mappings)"
+	[ "$(in_ct findmnt -n -o FSTYPE /srv/kc)" = ext4 ] || fail "/srv/kc is not ext4"
+	[ "$(in_ct readlink -f "$(in_ct findmnt -n -o SOURCE /srv/kc)")" = "$(in_ct readlink -f /dev/mapper/rbdv-kc)" ] ||
+		fail "/srv/kc is not on the mapping: $(in_ct findmnt -n -o SOURCE /srv/kc)"
+	in_ct sh -c "yes $Marker | head -c 8M >/srv/kc/plain && sync -f /srv/kc/plain"
+	sum=$(write_data kc data)
+	stop_units rbd-volume@kc.service
+	[ -z "$(crypt_mappings)" ] || fail "down left $(crypt_mappings) open"
+	[ -z "$(krbd_mappings)" ] || fail "down left krbd mappings: $(krbd_mappings)"
+
+	! on_cluster rbd export --no-progress "$CEPH_POOL/kc" - | grep -aqF "$Marker" ||
+		fail "the plaintext is in the image"
+	# head stops reading after the header: rbd's broken pipe is expected
+	header=$(on_cluster sh -c "rbd export --no-progress $CEPH_POOL/kc - 2>/dev/null | head -c 16777216 >$SYS_WORK/kc.head &&
+		cryptsetup luksDump $SYS_WORK/kc.head; rm -f $SYS_WORK/kc.head") || fail "no LUKS header on the image"
+	grep -q '^Version:[[:space:]]*2' <<<"$header" || fail "not a LUKS2 header: $header"
+	sys_log "header: $(grep -E 'cipher:|PBKDF:' <<<"$header" | tr -s ' \t\n' ' ' | cut -c1-120)"
+
+	start_units rbd-volume@kc.service
+	[ "$(read_sum kc data)" = "$sum" ] || fail "data changed across down/up"
+	key_nowhere kc
+	stop_units rbd-volume@kc.service
+}
+
+# An image that holds a filesystem, with [encryption] in its spec: refused,
+# never encrypted over, not one byte changed.
+case_crypt_refuses_a_filesystem() {
+	local before
+	in_ct modprobe -a rbd dm_crypt
+	put_key kf
+	make_image kf ext4
+	kspec kf krbd ext4 size=none crypt=/etc/rbd-volume/keys/kf.key
+	before=$(image_sum kf)
+	if in_ct timeout 120 systemctl start rbd-volume@kf.service 2>/dev/null; then
+		fail "an ext4 image was staged as an encrypted volume"
+	fi
+	vol_condition kf Conflict "never encrypted over" ||
+		fail "no conflict naming the filesystem: $(vol_field kf conditions)"
+	sys_log "kf: $(vol_field kf conditions | cut -c1-160)"
+	[ -z "$(crypt_mappings)" ] || fail "opened: $(crypt_mappings)"
+	in_ct timeout 120 systemctl stop rbd-volume@kf.service || fail "the stop failed"
+	[ "$(image_sum kf)" = "$before" ] || fail "the image changed"
+}
+
+# The two crash windows as a kill -9 of rbd-volumed leaves them: the mapping
+# open and nothing mounted (the daemon is kept from restarting until the
+# mounts are gone). Up mounts without a second open; down closes, then unmaps.
+case_crypt_crash_windows() {
+	local sum opens
+	in_ct modprobe -a rbd dm_crypt
+	put_key kw
+	kspec kw krbd xfs size=320M crypt=/etc/rbd-volume/keys/kw.key
+	start_units rbd-volume@kw.service
+	sum=$(write_data kw data)
+	opens=$(luks_opens kw)
+	[ "$opens" -ge 1 ] || fail "the journal shows no luks-open step of kw"
+
+	# between luks-open and mount
+	kill_daemon_and_unmount kw
+	ctl up kw >/dev/null || fail "up after the kill failed: $(vol_field kw conditions)"
+	[ "$(read_sum kw data)" = "$sum" ] || fail "data changed"
+	[ "$(crypt_mappings)" = rbdv-kw ] || fail "not open once: $(crypt_mappings)"
+	[ "$(luks_opens kw)" = "$opens" ] || fail "opened again: $opens -> $(luks_opens kw) luks-open steps"
+
+	# between unmount and luks-close
+	kill_daemon_and_unmount kw
+	stop_units rbd-volume@kw.service
+	[ -z "$(crypt_mappings)" ] || fail "down left $(crypt_mappings) open"
+	[ -z "$(krbd_mappings)" ] || fail "down left krbd mappings: $(krbd_mappings)"
+	start_units rbd-volume@kw.service
+	[ "$(read_sum kw data)" = "$sum" ] || fail "data changed across the crash windows"
+	stop_units rbd-volume@kw.service
+}
+luks_opens() { in_ct journalctl --no-pager -q -o cat RBDV_VOLUME="$1" RBDV_STEP=luks-open RBDV_RESULT=changed | wc -l; }
+kill_daemon_and_unmount() { # kill_daemon_and_unmount NAME
+	in_ct systemctl kill --signal=KILL rbd-volumed.service
+	in_ct systemctl stop rbd-volumed.service
+	in_ct umount "/srv/$1" "/run/rbd-volume/staging/$1" || fail "cannot unmount $1 by hand"
+	[ "$(crypt_mappings)" = "rbdv-$1" ] || fail "the mapping went with the daemon: $(crypt_mappings)"
+}
+
+# rbd resize of a staged encrypted xfs volume: the mapping grows, then xfs online.
+case_crypt_online_grow() {
+	local before after
+	in_ct modprobe -a rbd dm_crypt
+	put_key kcg
+	kspec kcg krbd xfs size=320M crypt=/etc/rbd-volume/keys/kcg.key
+	start_units rbd-volume@kcg.service
+	before=$(df_kib kcg)
+	on_cluster rbd resize --no-progress --size 640M "$CEPH_POOL/kcg"
+	ctl reconcile kcg >/dev/null || fail "the pass after the resize failed: $(vol_field kcg conditions)"
+	after=$(df_kib kcg)
+	[ "$after" -gt $((before + 250000)) ] || fail "/srv/kcg did not grow: $before KiB -> $after KiB"
+	sys_log "df: $before KiB -> $after KiB, through the mapping"
+	stop_units rbd-volume@kcg.service
 }
 
 # driver = "auto": krbd when the rbd module is loaded, nbd when only nbd is;

@@ -145,15 +145,16 @@ kg_down() {
 # kspec NAME DRIVER FS [KEY=VALUE...]: a volume spec for image NAME, mapped by
 # DRIVER (krbd, nbd, auto), FS ext4, xfs or "block", published at /srv/NAME.
 # KEY=VALUE: size=SIZE (none: the image exists, no [image.create]), krbd=OPTS
-# and nbd=OPTS ("a","b" TOML array items).
+# and nbd=OPTS ("a","b" TOML array items), crypt=KEYFILE (LUKS2 keyed by it).
 kspec() {
-	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" kv
+	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" crypt="" kv
 	shift 3
 	for kv in "$@"; do
 		case $kv in
 		size=*) size=${kv#size=} ;;
 		krbd=*) krbd=${kv#krbd=} ;;
 		nbd=*) nbd=${kv#nbd=} ;;
+		crypt=*) crypt=${kv#crypt=} ;;
 		*) sys_die "kspec: unknown $kv" ;;
 		esac
 	done
@@ -166,6 +167,7 @@ kspec() {
 		printf '[map]\ndriver = "%s"\n\n' "$driver"
 		[ -z "$krbd" ] || printf '[map.krbd]\noptions = [%s]\n\n' "$krbd"
 		[ -z "$nbd" ] || printf '[map.nbd]\noptions = [%s]\n\n' "$nbd"
+		[ -z "$crypt" ] || printf '[encryption]\ntype = "luks2"\nkeyfile = "%s"\n\n' "$crypt"
 		[ "$fs" = block ] || printf '[filesystem]\ntype = "%s"\n\n[[publish]]\npath = "/srv/%s"\n' "$fs" "$name"
 	} | put_file "/etc/rbd-volume/volumes/$name.toml"
 }
