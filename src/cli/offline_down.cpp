@@ -34,6 +34,18 @@ public:
 	{
 		return fail(Errc::Internal, "a teardown does not map " + request.image.display());
 	}
+	Result<std::optional<std::string>> metadata(const ImageRequest &request,
+						    const std::string & /*key*/) override
+	{
+		return fail(Errc::Internal,
+			    "a teardown does not read the metadata of " + request.image.display());
+	}
+	Result<void> setMetadata(const ImageRequest &request, const std::string & /*key*/,
+				 const std::string & /*value*/) override
+	{
+		return fail(Errc::Internal,
+			    "a teardown does not write the metadata of " + request.image.display());
+	}
 };
 
 Result<VolumeSpec> specOf(const std::string &name)

@@ -162,6 +162,12 @@ public:
 	 * read-only and multi-writer volumes.
 	 */
 	virtual Result<void> checkSoleWriter(const ImageRequest &request) = 0;
+	/* The value the image's metadata keeps under `key`; nullopt when it keeps none. */
+	virtual Result<std::optional<std::string>> metadata(const ImageRequest &request,
+							    const std::string &key) = 0;
+	/* Sets `key` in the image's metadata (the image's head, even for a snapshot spec). */
+	virtual Result<void> setMetadata(const ImageRequest &request, const std::string &key,
+					 const std::string &value) = 0;
 };
 
 /* The filesystem on a mapped device: made, checked and grown by the filesystem's tools. */

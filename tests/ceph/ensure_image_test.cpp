@@ -221,6 +221,40 @@ TEST_F(EnsureImage, CreatesInAnExistingNamespaceOnly)
 		  "creates images, not namespaces");
 }
 
+TEST_F(EnsureImage, MetadataIsReadAsRbdSetsItAndWrittenAsRbdReadsIt)
+{
+	const VolumeSpec spec = specFor(uniqueImageName("meta"), createSpec(16 * MiB));
+	ASSERT_TRUE(ceph_.ensureImage(imageRequestOf(spec)));
+
+	auto missing = ceph_.metadata(imageRequestOf(spec), "rbd.csi.ceph.com/dek");
+	ASSERT_TRUE(missing) << missing.error().message;
+	EXPECT_FALSE(*missing);
+
+	/* Longer than a first guess at the buffer, as a wrapped key is. */
+	const std::string value = R"({"dek":")" + std::string(300, 'k') + R"(","nonce":"n"})";
+	rbdAdmin({ "image-meta", "set", spec.image.display(), "rbd.csi.ceph.com/dek", value });
+	auto read = ceph_.metadata(imageRequestOf(spec), "rbd.csi.ceph.com/dek");
+	ASSERT_TRUE(read) << read.error().message;
+	EXPECT_EQ(*read, value);
+
+	ASSERT_TRUE(
+		ceph_.setMetadata(imageRequestOf(spec), "rbd.csi.ceph.com/encrypted", "encrypted"));
+	std::string shown = rbdAdmin(
+		{ "image-meta", "get", spec.image.display(), "rbd.csi.ceph.com/encrypted" });
+	while (!shown.empty() && shown.back() == '\n')
+		shown.pop_back();
+	EXPECT_EQ(shown, "encrypted");
+	/* The write's open was short: nobody watches the image afterwards. */
+	auto info = ceph_.imageInfo(imageRequestOf(spec));
+	ASSERT_TRUE(info) << info.error().message;
+	EXPECT_TRUE(info->watchers.empty());
+
+	const VolumeSpec gone = specFor(uniqueImageName("meta-gone"), std::nullopt);
+	auto absent = ceph_.metadata(imageRequestOf(gone), "rbd.csi.ceph.com/dek");
+	ASSERT_FALSE(absent);
+	EXPECT_EQ(absent.error().code, Errc::NotFound);
+}
+
 } /* namespace */
 
 } /* namespace rbdvolume::testing */

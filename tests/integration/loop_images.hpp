@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "engine/ports.hpp"
@@ -38,9 +40,25 @@ public:
 	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	/* Loop "images" have no other clients. */
 	Result<void> checkSoleWriter(const ImageRequest & /*spec*/) override { return {}; }
+	/* Kept in memory, for as long as this object lives. */
+	Result<std::optional<std::string>> metadata(const ImageRequest &request,
+						    const std::string &key) override
+	{
+		const auto it = metadata_.find(request.image.display() + "\n" + key);
+		if (it == metadata_.end())
+			return std::optional<std::string>();
+		return std::optional<std::string>(it->second);
+	}
+	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
+				 const std::string &value) override
+	{
+		metadata_[request.image.display() + "\n" + key] = value;
+		return {};
+	}
 
 private:
 	std::string directory_;
+	std::map<std::string, std::string> metadata_; /* by "IMAGE\nKEY" */
 };
 
 } /* namespace rbdvolume::testing */

@@ -522,6 +522,28 @@ void FakeWorld::setUsers(const ImageSpec &image, std::vector<std::string> client
 	images_.at(image.display()).users = std::move(clients);
 }
 
+Result<std::optional<std::string>> FakeWorld::metadata(const ImageRequest &request,
+						       const std::string &key)
+{
+	const auto it = images_.find(request.image.display());
+	if (it == images_.end())
+		return fail(Errc::NotFound, "image " + request.image.display() + " does not exist");
+	const auto value = it->second.metadata.find(key);
+	if (value == it->second.metadata.end())
+		return std::optional<std::string>();
+	return std::optional<std::string>(value->second);
+}
+
+Result<void> FakeWorld::setMetadata(const ImageRequest &request, const std::string &key,
+				    const std::string &value)
+{
+	const auto it = images_.find(request.image.display());
+	if (it == images_.end())
+		return fail(Errc::NotFound, "image " + request.image.display() + " does not exist");
+	it->second.metadata[key] = value;
+	return {};
+}
+
 Result<void> FakeWorld::checkSoleWriter(const ImageRequest &request)
 {
 	if (request.readOnly || request.multiWriter)

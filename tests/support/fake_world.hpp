@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ struct FakeImage {
 	uint64_t size = uint64_t{ 1 } << 30;
 	uint64_t fsSize = 0;		/* what the filesystem on it spans */
 	std::vector<std::string> users; /* other clients holding it open */
+	std::map<std::string, std::string> metadata;
 	/* LUKS (signature "crypto_LUKS"): what the mapping shows, and the key that opens it. */
 	std::shared_ptr<FakeImage> inner;
 	std::string key;
@@ -153,6 +155,10 @@ public:
 	}
 	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
+	Result<std::optional<std::string>> metadata(const ImageRequest &request,
+						    const std::string &key) override;
+	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
+				 const std::string &value) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;

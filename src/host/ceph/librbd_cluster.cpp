@@ -309,4 +309,35 @@ Result<void> LibrbdCluster::checkSoleWriter(const ImageRequest &request)
 		    EBUSY);
 }
 
+Result<std::optional<std::string>> LibrbdCluster::metadata(const ImageRequest &request,
+							   const std::string &key)
+{
+	auto session = openSession(request);
+	if (!session)
+		return tl::make_unexpected(session.error());
+	auto opened = RbdImage::openReadOnly(session->ioctx.get(), headOf(request.image),
+					     session->connection->context());
+	auto value =
+		opened ? opened->metadata(key)
+		       : Result<std::optional<std::string>>(tl::make_unexpected(opened.error()));
+	if (!value)
+		settle(request, *session, value.error());
+	return value;
+}
+
+Result<void> LibrbdCluster::setMetadata(const ImageRequest &request, const std::string &key,
+					const std::string &value)
+{
+	auto session = openSession(request);
+	if (!session)
+		return tl::make_unexpected(session.error());
+	auto opened = RbdImage::openReadWrite(session->ioctx.get(), headOf(request.image),
+					      session->connection->context());
+	auto set = opened ? opened->setMetadata(key, value)
+			  : Result<void>(tl::make_unexpected(opened.error()));
+	if (!set)
+		settle(request, *session, set.error());
+	return set;
+}
+
 } /* namespace rbdvolume */

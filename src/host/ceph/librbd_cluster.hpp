@@ -39,6 +39,12 @@ public:
 	 */
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
 
+	/* Of the image's head, open read-only to read and read-write to set. */
+	Result<std::optional<std::string>> metadata(const ImageRequest &request,
+						    const std::string &key) override;
+	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
+				 const std::string &value) override;
+
 	/* Identities with a live connection; for tests. */
 	size_t connectionCount() const { return connections_.size(); }
 

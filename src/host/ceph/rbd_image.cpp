@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include <rbd/librbd.h>
@@ -163,6 +164,35 @@ Result<void> RbdImage::grow(uint64_t sizeBytes)
 	const int ret = rbd_resize2(image_.get(), sizeBytes, false, noProgress, nullptr);
 	if (ret < 0)
 		return tl::make_unexpected(error(ret, "growing"));
+	return {};
+}
+
+Result<std::optional<std::string>> RbdImage::metadata(const std::string &key) const
+{
+	std::string value(FirstGuess * 16, '\0');
+	for (int attempt = 0; attempt < 3; ++attempt) {
+		size_t length = value.size();
+		const int ret = rbd_metadata_get(image_.get(), key.c_str(), value.data(), &length);
+		if (ret == -ENOENT)
+			return std::optional<std::string>();
+		if (ret == -ERANGE) {
+			value.resize(length);
+			continue;
+		}
+		if (ret < 0)
+			return tl::make_unexpected(error(ret, "reading metadata '" + key + "'"));
+		/* Copied with its NUL; the length is only set when it did not fit. */
+		value.resize(::strnlen(value.data(), value.size()));
+		return std::optional<std::string>(std::move(value));
+	}
+	return tl::make_unexpected(error(-ERANGE, "reading metadata '" + key + "'"));
+}
+
+Result<void> RbdImage::setMetadata(const std::string &key, const std::string &value)
+{
+	const int ret = rbd_metadata_set(image_.get(), key.c_str(), value.c_str());
+	if (ret < 0)
+		return tl::make_unexpected(error(ret, "writing metadata '" + key + "'"));
 	return {};
 }
 

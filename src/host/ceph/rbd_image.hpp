@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ public:
 	Result<std::vector<std::string>> lockOwners() const;
 	/* Never shrinks (allow_shrink = false). */
 	Result<void> grow(uint64_t sizeBytes);
+	/* The value kept under `key` in the image's metadata; nullopt when none is. */
+	Result<std::optional<std::string>> metadata(const std::string &key) const;
+	/* Needs a read-write open. */
+	Result<void> setMetadata(const std::string &key, const std::string &value);
 
 private:
 	RbdImage(ImagePtr image, ImageRef ref, CallContext context);

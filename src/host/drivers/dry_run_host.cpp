@@ -142,6 +142,18 @@ Result<void> DryRunHost::checkSoleWriter(const ImageRequest &request)
 	return refused("inspect " + request.image.display());
 }
 
+Result<std::optional<std::string>> DryRunHost::metadata(const ImageRequest &request,
+							const std::string &key)
+{
+	return refused("read metadata '" + key + "' of " + request.image.display());
+}
+
+Result<void> DryRunHost::setMetadata(const ImageRequest &request, const std::string &key,
+				     const std::string & /*value*/)
+{
+	return refused("write metadata '" + key + "' of " + request.image.display());
+}
+
 Result<std::string> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
 {
 	(void)fs;

@@ -68,6 +68,10 @@ private:
 	}
 	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
+	Result<std::optional<std::string>> metadata(const ImageRequest &request,
+						    const std::string &key) override;
+	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
+				 const std::string &value) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
