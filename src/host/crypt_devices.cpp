@@ -11,7 +11,6 @@
 #include "common/file_io.hpp"
 #include "common/unique_fd.hpp"
 #include "host/blkid_block_probe.hpp"
-#include "host/crypt/key_file.hpp"
 #include "host/crypt/luks_device.hpp"
 #include "host/fs_util.hpp"
 
@@ -25,16 +24,6 @@ constexpr std::string_view LuksUuidPrefix = "CRYPT-LUKS";
 bool startsWith(const std::string &text, std::string_view prefix)
 {
 	return text.compare(0, prefix.size(), prefix) == 0;
-}
-
-Result<Secret> keyOf(const CryptRequest &request)
-{
-	if (request.encryption.source != KeySource::Keyfile)
-		return fail(
-			Errc::Unsupported,
-			"volume '" + request.volume +
-				"': keys kept in image metadata are not read by this build yet");
-	return readKeyfile(request.encryption.keyfile);
 }
 
 /* "aes-xts-plain64": cipher "aes", mode "xts-plain64", as cryptsetup splits it. */
@@ -171,9 +160,6 @@ Result<std::optional<std::string>> HostCryptDevices::openedOver(const CryptReque
 Result<std::string> HostCryptDevices::formatHeader(const CryptRequest &request,
 						   const std::string &device)
 {
-	auto key = keyOf(request);
-	if (!key)
-		return tl::make_unexpected(key.error());
 	const LuksLimits limits{ deviceTimeout_ };
 	auto header = readLuksHeader(device, limits);
 	if (!header && header.error().code != Errc::NotFound)
@@ -184,16 +170,27 @@ Result<std::string> HostCryptDevices::formatHeader(const CryptRequest &request,
 			return tl::make_unexpected(zeroed.error());
 		header = fail(Errc::NotFound, "no key slot");
 	}
+	auto key = header ? keys_.existing(request) : keys_.forFormat(request);
+	if (!key)
+		return tl::make_unexpected(key.error());
 	if (!header) {
 		if (auto made = formatLuks(device, luksFormatOf(request.encryption), *key, limits);
 		    !made)
 			return tl::make_unexpected(made.error());
 	}
-	auto mapped = open(request, device);
+	auto mapped = openedOver(request, device);
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
-	if (auto zeroed = zeroBlankRegions(*mapped, deviceTimeout_); !zeroed)
+	if (!*mapped) {
+		auto opened = openWith(request, device, *key);
+		if (!opened)
+			return tl::make_unexpected(opened.error());
+		*mapped = std::move(*opened);
+	}
+	if (auto zeroed = zeroBlankRegions(**mapped, deviceTimeout_); !zeroed)
 		return tl::make_unexpected(zeroed.error());
+	if (auto marked = keys_.formatted(request); !marked)
+		return tl::make_unexpected(marked.error());
 	return describe(request.encryption);
 }
 
@@ -204,12 +201,18 @@ Result<std::string> HostCryptDevices::open(const CryptRequest &request, const st
 		return tl::make_unexpected(already.error());
 	if (*already)
 		return **already;
-	auto key = keyOf(request);
+	auto key = keys_.existing(request);
 	if (!key)
 		return tl::make_unexpected(key.error());
+	return openWith(request, device, *key);
+}
+
+Result<std::string> HostCryptDevices::openWith(const CryptRequest &request,
+					       const std::string &device, const Secret &key)
+{
 	const std::string name = cryptNameOf(request.volume);
 	if (auto opened =
-		    openLuks(device, name, *key, request.readOnly, LuksLimits{ deviceTimeout_ });
+		    openLuks(device, name, key, request.readOnly, LuksLimits{ deviceTimeout_ });
 	    !opened)
 		return tl::make_unexpected(opened.error());
 	return cryptDeviceOf(request.volume);

@@ -4,8 +4,9 @@
  * through libcryptsetup (host/crypt/luks_device, every call bounded). Our
  * LUKS mappings are found in sysfs alone (no ioctl, no device read), by the
  * name prefix we give them and the UUID libcryptsetup gives a LUKS mapping.
- * The key is the operator's keyfile, read into memory for each format or
- * open and wiped after it; closing and growing need none.
+ * The key (VolumeKeys: the operator's keyfile, or the data key in the
+ * image's metadata) is read into memory for each format or open and wiped
+ * after it; closing and growing need none.
  */
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/ports.hpp"
+#include "host/volume_keys.hpp"
 
 namespace rbdvolume {
 
@@ -24,9 +26,9 @@ class HostCryptDevices : public CryptDevices
 {
 public:
 	explicit HostCryptDevices(
-		std::string sysfs = "/sys",
+		Images &images, std::string sysfs = "/sys",
 		std::chrono::milliseconds deviceTimeout = std::chrono::seconds(60))
-		: sysfs_(std::move(sysfs)), deviceTimeout_(deviceTimeout)
+		: keys_(images), sysfs_(std::move(sysfs)), deviceTimeout_(deviceTimeout)
 	{
 	}
 
@@ -47,6 +49,11 @@ private:
 	Result<std::optional<std::string>> openedOver(const CryptRequest &request,
 						      const std::string &device) const;
 
+	/* Opens `device` as the volume's mapping with `key`. */
+	Result<std::string> openWith(const CryptRequest &request, const std::string &device,
+				     const Secret &key);
+
+	VolumeKeys keys_;
 	std::string sysfs_;
 	std::chrono::milliseconds deviceTimeout_;
 };

@@ -43,7 +43,7 @@ struct Rig {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
-	HostCryptDevices crypt;
+	HostCryptDevices crypt{ images };
 	Host host;
 };
 

@@ -127,7 +127,7 @@ protected:
 	PosixCommandRunner runner_;
 	std::unique_ptr<ToolFilesystems> formatter_;
 	std::unique_ptr<OwnershipFiles> records_;
-	HostCryptDevices crypt_;
+	HostCryptDevices crypt_{ cluster_ };
 	std::unique_ptr<Host> host_;
 };
 

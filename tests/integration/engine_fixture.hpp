@@ -29,7 +29,7 @@ struct RealHost {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
-	HostCryptDevices crypt;
+	HostCryptDevices crypt{ images };
 	Host host;
 };
 

@@ -12,9 +12,9 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 					  config.unitTimeout, config.tools.deviceTimeout }),
 	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), mounter_(config.tools.deviceTimeout),
 	  probe_(config.tools.deviceTimeout), filesystems_(runner_, config.tools),
-	  records_(std::string(paths::OwnershipDir)), host_{ table_,   mounter_, probe_,
-							     mappers_, images,	 filesystems_,
-							     records_, crypt_ }
+	  records_(std::string(paths::OwnershipDir)),
+	  crypt_(images), host_{ table_, mounter_,     probe_,	 mappers_,
+				 images, filesystems_, records_, crypt_ }
 {
 }
 

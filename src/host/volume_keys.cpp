@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host/volume_keys.hpp"
+
+#include "host/crypt/data_key.hpp"
+#include "host/crypt/key_file.hpp"
+
+namespace rbdvolume {
+
+namespace {
+
+ImageRequest imageOf(const CryptRequest &request)
+{
+	ImageRequest image;
+	image.volume = request.volume;
+	image.image = request.image;
+	image.cluster = request.cluster;
+	image.readOnly = request.readOnly;
+	return image;
+}
+
+std::string volumeIdOf(const CryptRequest &request)
+{
+	return request.encryption.volumeId.empty() ? request.image.name
+						   : request.encryption.volumeId;
+}
+
+tl::unexpected<Error> withContext(const Error &error, const CryptRequest &request)
+{
+	return fail(error.code,
+		    "volume '" + request.volume + "': the data key in the metadata of image " +
+			    request.image.display() + ": " + error.message,
+		    error.sysErrno);
+}
+
+} /* namespace */
+
+Result<std::optional<std::string>> VolumeKeys::stored(const CryptRequest &request,
+						      std::string_view key, std::string_view legacy)
+{
+	auto value = images_.metadata(imageOf(request), std::string(key));
+	if (!value || *value)
+		return value;
+	return images_.metadata(imageOf(request), std::string(legacy));
+}
+
+Result<Secret> VolumeKeys::existing(const CryptRequest &request)
+{
+	auto passphrase = readKeyfile(request.encryption.keyfile);
+	if (!passphrase || request.encryption.source == KeySource::Keyfile)
+		return passphrase;
+	auto wrapped = stored(request, DataKeyMetadataKey, LegacyDataKeyMetadataKey);
+	if (!wrapped)
+		return tl::make_unexpected(wrapped.error());
+	if (!*wrapped)
+		return fail(Errc::NotFound,
+			    "volume '" + request.volume + "': image " + request.image.display() +
+				    " keeps no '" + std::string(DataKeyMetadataKey) +
+				    "' in its metadata: no data key to open it with");
+	auto key = unwrapDataKey(**wrapped, *passphrase, volumeIdOf(request));
+	if (!key)
+		return withContext(key.error(), request);
+	return key;
+}
+
+Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
+{
+	if (request.encryption.source == KeySource::Keyfile)
+		return existing(request);
+	auto state = stored(request, EncryptionStateMetadataKey, LegacyEncryptionStateMetadataKey);
+	if (!state)
+		return tl::make_unexpected(state.error());
+	if (*state && **state == EncryptionDone)
+		return fail(Errc::Conflict,
+			    "volume '" + request.volume + "': the metadata of image " +
+				    request.image.display() +
+				    " says it is encrypted, but it has no "
+				    "LUKS header; not writing a new one over what is left");
+	auto key = existing(request);
+	if (key || key.error().code != Errc::NotFound)
+		return key;
+	auto passphrase = readKeyfile(request.encryption.keyfile);
+	if (!passphrase)
+		return tl::make_unexpected(passphrase.error());
+	auto fresh = newDataKey();
+	if (!fresh)
+		return tl::make_unexpected(fresh.error());
+	auto wrapped = wrapDataKey(*fresh, *passphrase, volumeIdOf(request));
+	if (!wrapped)
+		return tl::make_unexpected(wrapped.error());
+	/* The key first: a state without it would say "prepared" for a key that is not there. */
+	if (auto kept = images_.setMetadata(imageOf(request), std::string(DataKeyMetadataKey),
+					    *wrapped);
+	    !kept)
+		return tl::make_unexpected(kept.error());
+	if (auto marked =
+		    images_.setMetadata(imageOf(request), std::string(EncryptionStateMetadataKey),
+					std::string(EncryptionPrepared));
+	    !marked)
+		return tl::make_unexpected(marked.error());
+	return fresh;
+}
+
+Result<void> VolumeKeys::formatted(const CryptRequest &request)
+{
+	if (request.encryption.source == KeySource::Keyfile)
+		return {};
+	return images_.setMetadata(imageOf(request), std::string(EncryptionStateMetadataKey),
+				   std::string(EncryptionDone));
+}
+
+} /* namespace rbdvolume */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * VolumeKeys: the passphrase LUKS is given for a volume, from where its
+ * [encryption] says. `keyfile`: the keyfile's bytes. `image-metadata`: the
+ * data key kept in the image's metadata, unwrapped by the keyfile's bytes,
+ * as ceph-csi's "metadata" KMS keeps it (host/crypt/data_key.hpp), so a
+ * volume ceph-csi provisioned opens as it is and one we made opens in
+ * ceph-csi. Every key lives in memory only, and is wiped when dropped.
+ */
+#pragma once
+
+#include "common/result.hpp"
+#include "common/secret.hpp"
+#include "engine/ports.hpp"
+
+namespace rbdvolume {
+
+/* ceph-csi's values of rbd.csi.ceph.com/encrypted. */
+inline constexpr std::string_view EncryptionPrepared = "encryptionPrepared";
+inline constexpr std::string_view EncryptionDone = "encrypted";
+
+class VolumeKeys
+{
+public:
+	explicit VolumeKeys(Images &images) : images_(images) {}
+
+	/*
+	 * The passphrase of a volume whose header exists. NotFound when the
+	 * image's metadata keeps no data key; PermissionDenied when the keyfile
+	 * does not unwrap it.
+	 */
+	Result<Secret> existing(const CryptRequest &request);
+	/*
+	 * The passphrase to format with: as existing(), but an image with no
+	 * data key gets a new one, stored (and the state "encryptionPrepared")
+	 * before it is answered, so that a format cut short is finished with the
+	 * same key. Conflict when the metadata says the image was encrypted:
+	 * its header is gone, and a new one would hide what is left.
+	 */
+	Result<Secret> forFormat(const CryptRequest &request);
+	/* After the header is written: the state "encrypted", as ceph-csi's node sets it. */
+	Result<void> formatted(const CryptRequest &request);
+
+private:
+	/* The first of the current and the legacy key the metadata keeps. */
+	Result<std::optional<std::string>> stored(const CryptRequest &request, std::string_view key,
+						  std::string_view legacy);
+
+	Images &images_;
+};
+
+} /* namespace rbdvolume */
