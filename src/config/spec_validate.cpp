@@ -63,13 +63,6 @@ void checkDriverSection(const VolumeSpec &spec, SpecReport &report, Driver own)
 
 void checkEncryption(const VolumeSpec &spec, SpecReport &report)
 {
-	/* Until keys are read from image metadata: never accepted and ignored (plaintext). */
-	if (spec.encryption && spec.encryption->source == KeySource::ImageMetadata &&
-	    usable(report, "encryption.passphrase"))
-		report.error(
-			"encryption.passphrase",
-			"passphrase = 'image-metadata' is not supported by this build yet (the "
-			"volume would be written unencrypted); use passphrase = 'keyfile'");
 	/* The mapping's node is a udev link that a bind would have to follow: not yet. */
 	if (spec.encryption && spec.mode == VolumeMode::Block && !report.failed("encryption"))
 		report.error("encryption",
