@@ -25,6 +25,8 @@ packages=(
 	# modules found with kmod, the rbd-nbd driver; the kernel, busybox-static
 	# and udev are fetched by name (apt-get download) when it first runs
 	qemu-system-x86 kmod rbd-nbd
+	# ceph-csi's data keys, wrapped apart from our C++ (tests/kernel/ceph_csi_key.py)
+	python3-cryptography
 	# rbd-volume-csi: gRPC and protobuf (the csi feature)
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	clang clang-format clang-tidy libclang-rt-14-dev

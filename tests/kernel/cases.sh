@@ -18,12 +18,16 @@ KG_CASES=(
 	crypt_refuses_a_filesystem
 	crypt_crash_windows
 	crypt_online_grow
+	crypt_image_metadata
 	auto_driver
 	nbd_heal
 	daemon_restart_keeps_io
 	nbd_dead_mapper
 	nbd_dead_inflight
 )
+
+# ceph-csi's data key wrapping, written apart from ours
+KG_CSI_KEY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ceph_csi_key.py
 
 # --- what the guest shows -----------------------------------------------------------
 
@@ -284,20 +288,20 @@ put_key() {
 		umask 077; head -c 48 /dev/urandom | base64 -w0 >/etc/rbd-volume/keys/$1.key"
 }
 key_of() { in_ct cat "/etc/rbd-volume/keys/$1.key"; }
+# shellcheck disable=SC2016 # expanded inside
+set_key() { "$KG_GUEST" exec "$SYS_WORK/vm" -i sh -c 'umask 077; cat >"$1"' set_key "/etc/rbd-volume/keys/$1.key"; } # set_key NAME: stdin
 
 # What is open in dm-crypt under our prefix, one name a line.
 # shellcheck disable=SC2016 # expanded inside
 crypt_mappings() { in_ct sh -c 'for d in /sys/block/dm-*/dm/name; do [ -e "$d" ] && cat "$d"; done | grep "^rbdv-" || true'; }
 
 # The key appears in no journal field, no unit's environment, no argv.
-key_nowhere() { # key_nowhere NAME
-	local key
-	key=$(key_of "$1")
-	! in_ct journalctl --no-pager -o export | grep -aqF "$key" || fail "the key of $1 is in the journal"
-	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF "$key" ||
-		fail "the key of $1 is in a command line or an environment"
-	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json "$1" | grep -qF "$key" ||
-		fail "the key of $1 is in its status"
+key_nowhere() { secret_nowhere "the key of $1" "$(key_of "$1")"; }
+secret_nowhere() { # secret_nowhere WHAT SECRET
+	! in_ct journalctl --no-pager -o export | grep -aqF "$2" || fail "$1 is in the journal"
+	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF "$2" ||
+		fail "$1 is in a command line or an environment"
+	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json | grep -qF "$2" || fail "$1 is in a status"
 }
 
 # A fresh image with [encryption]: a LUKS2 header on the image, the filesystem
@@ -388,6 +392,67 @@ kill_daemon_and_unmount() { # kill_daemon_and_unmount NAME
 	in_ct systemctl stop rbd-volumed.service
 	in_ct umount "/srv/$1" "/run/rbd-volume/staging/$1" || fail "cannot unmount $1 by hand"
 	[ "$(crypt_mappings)" = "rbdv-$1" ] || fail "the mapping went with the daemon: $(crypt_mappings)"
+}
+
+# ceph-csi's metadata KMS, against ceph_csi_key.py (written apart from our
+# C++): an image as ceph-csi's provisioner leaves it (a data key wrapped for
+# its volume handle, "encryptionPrepared") stages with that key; a fresh
+# image's key, kept by rbd-volume, unwraps as ceph-csi unwraps it. A wrong
+# passphrase is "permission denied", nothing opened; the right one opens the data.
+case_crypt_image_metadata() {
+	local id=0001-0024-kernel-suite-0000000000000001-6a1f0c3e json sum kek image
+	in_ct modprobe -a rbd dm_crypt
+	put_key kcm
+	put_key kcn
+	on_cluster rbd create --size 256M "$CEPH_POOL/kcm" || fail "cannot create kcm"
+	json=$(key_of kcm | "$KG_CSI_KEY" wrap "$id" "$SYS_WORK/kcm.dek") || fail "cannot wrap a data key"
+	on_cluster rbd image-meta set "$CEPH_POOL/kcm" rbd.csi.ceph.com/dek "$json"
+	on_cluster rbd image-meta set "$CEPH_POOL/kcm" rbd.csi.ceph.com/encrypted encryptionPrepared
+	kspec kcm krbd ext4 size=none "kek=/etc/rbd-volume/keys/kcm.key@$id"
+	kspec kcn krbd ext4 kek=/etc/rbd-volume/keys/kcn.key
+	start_units rbd-volume@kcm.service rbd-volume@kcn.service
+	[ "$(crypt_mappings | tr '\n' ' ')" = "rbdv-kcm rbdv-kcn " ] || fail "not both open: $(crypt_mappings)"
+	in_ct sh -c "yes $Marker | head -c 8M >/srv/kcm/plain && sync -f /srv/kcm/plain"
+	sum=$(write_data kcm data)
+	stop_units rbd-volume@kcm.service rbd-volume@kcn.service
+
+	[ "$(meta_of kcm rbd.csi.ceph.com/dek)" = "$json" ] || fail "the provisioner's key was replaced"
+	json=$(meta_of kcn rbd.csi.ceph.com/dek)
+	[ -n "$json" ] || fail "no data key kept for kcn"
+	key_of kcn | "$KG_CSI_KEY" unwrap kcn "$json" >"$SYS_WORK/kcn.dek" ||
+		fail "kcn's key does not unwrap as ceph-csi unwraps it: $json"
+	for image in kcm kcn; do
+		[ "$(meta_of $image rbd.csi.ceph.com/encrypted)" = encrypted ] ||
+			fail "$image: rbd.csi.ceph.com/encrypted is '$(meta_of $image rbd.csi.ceph.com/encrypted)'"
+		header_opens_with $image "$SYS_WORK/$image.dek" || fail "$image's header does not open with its data key"
+	done
+	! on_cluster rbd export --no-progress "$CEPH_POOL/kcm" - | grep -aqF "$Marker" ||
+		fail "the plaintext is in the image"
+
+	kek=$(key_of kcm)
+	put_key kcm
+	if in_ct timeout 120 systemctl start rbd-volume@kcm.service 2>/dev/null; then
+		fail "kcm staged with another passphrase"
+	fi
+	vol_condition kcm Failed "does not unwrap" || fail "no refusal naming the key: $(vol_field kcm conditions)"
+	sys_log "kcm: $(vol_field kcm conditions | cut -c1-200)"
+	[ -z "$(crypt_mappings)" ] || fail "opened with a wrong passphrase: $(crypt_mappings)"
+	in_ct timeout 120 systemctl stop rbd-volume@kcm.service || fail "the stop failed"
+	printf %s "$kek" | set_key kcm
+	start_units rbd-volume@kcm.service
+	[ "$(read_sum kcm data)" = "$sum" ] || fail "data changed"
+	key_nowhere kcm
+	key_nowhere kcn
+	secret_nowhere "kcm's data key" "$(cat "$SYS_WORK/kcm.dek")"
+	secret_nowhere "kcn's data key" "$(cat "$SYS_WORK/kcn.dek")"
+	stop_units rbd-volume@kcm.service
+	rm -f "$SYS_WORK/kcm.dek" "$SYS_WORK/kcn.dek"
+}
+meta_of() { on_cluster rbd image-meta get "$CEPH_POOL/$1" "$2" 2>/dev/null; }
+header_opens_with() { # header_opens_with IMAGE KEYFILE: the image's LUKS header opens with the key
+	# head stops reading after the header: rbd's broken pipe is expected
+	on_cluster sh -c "rbd export --no-progress $CEPH_POOL/$1 - 2>/dev/null | head -c 16777216 >$SYS_WORK/$1.head &&
+		cryptsetup open --test-passphrase --key-file '$2' $SYS_WORK/$1.head; rc=\$?; rm -f $SYS_WORK/$1.head; exit \$rc"
 }
 
 # rbd resize of a staged encrypted xfs volume: the mapping grows, then xfs online.

@@ -145,9 +145,11 @@ kg_down() {
 # kspec NAME DRIVER FS [KEY=VALUE...]: a volume spec for image NAME, mapped by
 # DRIVER (krbd, nbd, auto), FS ext4, xfs or "block", published at /srv/NAME.
 # KEY=VALUE: size=SIZE (none: the image exists, no [image.create]), krbd=OPTS
-# and nbd=OPTS ("a","b" TOML array items), crypt=KEYFILE (LUKS2 keyed by it).
+# and nbd=OPTS ("a","b" TOML array items), crypt=KEYFILE (LUKS2 keyed by it),
+# kek=KEYFILE[@VOLUME-ID] (LUKS2 keyed by a data key in the image's metadata,
+# wrapped by KEYFILE for VOLUME-ID, as ceph-csi keeps it).
 kspec() {
-	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" crypt="" kv
+	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" crypt="" kek="" kv
 	shift 3
 	for kv in "$@"; do
 		case $kv in
@@ -155,6 +157,7 @@ kspec() {
 		krbd=*) krbd=${kv#krbd=} ;;
 		nbd=*) nbd=${kv#nbd=} ;;
 		crypt=*) crypt=${kv#crypt=} ;;
+		kek=*) kek=${kv#kek=} ;;
 		*) sys_die "kspec: unknown $kv" ;;
 		esac
 	done
@@ -168,6 +171,9 @@ kspec() {
 		[ -z "$krbd" ] || printf '[map.krbd]\noptions = [%s]\n\n' "$krbd"
 		[ -z "$nbd" ] || printf '[map.nbd]\noptions = [%s]\n\n' "$nbd"
 		[ -z "$crypt" ] || printf '[encryption]\ntype = "luks2"\nkeyfile = "%s"\n\n' "$crypt"
+		[ -z "$kek" ] || printf '[encryption]\ntype = "luks2"\npassphrase = "image-metadata"\nkeyfile = "%s"\n' "${kek%%@*}"
+		[ -z "$kek" ] || [[ $kek != *@* ]] || printf 'volume-id = "%s"\n' "${kek#*@}"
+		[ -z "$kek" ] || printf '\n'
 		[ "$fs" = block ] || printf '[filesystem]\ntype = "%s"\n\n[[publish]]\npath = "/srv/%s"\n' "$fs" "$name"
 	} | put_file "/etc/rbd-volume/volumes/$name.toml"
 }
