@@ -43,8 +43,8 @@ constexpr std::array<std::string_view, 1> DriverOptionKeys = { "options" };
 constexpr std::array<std::string_view, 5> FilesystemKeys = {
 	"type", "mkfs-options", "format", "check", "grow",
 };
-constexpr std::array<std::string_view, 7> EncryptionKeys = {
-	"type", "passphrase", "keyfile", "volume-id", "cipher", "key-size", "pbkdf",
+constexpr std::array<std::string_view, 8> EncryptionKeys = {
+	"type", "passphrase", "keyfile", "given-at-up", "volume-id", "cipher", "key-size", "pbkdf",
 };
 constexpr std::array<std::string_view, 2> StagingKeys = { "path", "options" };
 constexpr std::array<std::string_view, 3> PublishKeys = { "path", "read-only", "options" };
@@ -231,7 +231,11 @@ void readEncryption(TomlTable reader, EncryptionSpec &encryption)
 		reader.missing("type");
 	encryption.source = reader.readChoice("passphrase", KeySources).value_or(encryption.source);
 	readPath(reader, "keyfile", encryption.keyfile);
-	if (!reader.present("keyfile"))
+	encryption.givenAtUp = reader.readBool("given-at-up").value_or(false);
+	if (encryption.givenAtUp && reader.present("keyfile"))
+		reader.check("keyfile", std::string("expected no keyfile with given-at-up = true "
+						    "(the passphrase comes with each up request)"));
+	else if (!encryption.givenAtUp && !reader.present("keyfile"))
 		reader.missing("keyfile");
 	if (std::optional<std::string> id = reader.readString("volume-id")) {
 		reader.check("volume-id", volumeIdProblem(*id));

@@ -290,7 +290,10 @@ void writeEncryption(std::string &out, const EncryptionSpec &encryption)
 	writeKey(out, "passphrase",
 		 basicString(encryption.source == KeySource::Keyfile ? "keyfile"
 								     : "image-metadata"));
-	writeKey(out, "keyfile", basicString(encryption.keyfile));
+	if (encryption.givenAtUp)
+		writeKey(out, "given-at-up", "true");
+	else
+		writeKey(out, "keyfile", basicString(encryption.keyfile));
 	if (!encryption.volumeId.empty())
 		writeKey(out, "volume-id", basicString(encryption.volumeId));
 	writeKey(out, "cipher", basicString(encryption.cipher));

@@ -82,6 +82,8 @@ struct EncryptionSpec {
 	 * data key kept in the image's metadata, as ceph-csi keeps it. */
 	KeySource source = KeySource::Keyfile;
 	std::string keyfile;
+	/* The bytes come with each up request instead of from keyfile (rbd-volume-csi's stage secret). */
+	bool givenAtUp = false;
 	std::string
 		volumeId; /* image-metadata: the ID the key is wrapped for; "" is the image name */
 	/* used when formatting; an existing header says its own */

@@ -71,6 +71,28 @@ TEST(SpecEncryption, BothKeySourcesAreAcceptedAndNoTableMeansNoEncryption)
 	EXPECT_FALSE(parseVolumeSpec(Image, "/etc/vol.toml").spec.encryption);
 }
 
+TEST(SpecEncryption, APassphraseGivenAtUpTakesTheKeyfilesPlace)
+{
+	const SpecOutcome given = parse("type = \"luks2\"\npassphrase = \"image-metadata\"\n"
+					"given-at-up = true\nvolume-id = \"v1\"\n");
+	EXPECT_EQ(messages(given), std::vector<std::string>{});
+	ASSERT_TRUE(given.spec.encryption);
+	EXPECT_TRUE(given.spec.encryption->givenAtUp);
+	EXPECT_EQ(given.spec.encryption->keyfile, "");
+
+	const SpecOutcome both =
+		parse("type = \"luks2\"\nkeyfile = \"/etc/k\"\ngiven-at-up = true\n");
+	ASSERT_EQ(messages(both).size(), 1U) << ::testing::PrintToString(messages(both));
+	EXPECT_NE(messages(both).front().find("/etc/vol.toml:6:"), std::string::npos)
+		<< messages(both).front();
+	EXPECT_NE(messages(both).front().find("expected no keyfile with given-at-up"),
+		  std::string::npos);
+	const SpecOutcome neither = parse("type = \"luks2\"\ngiven-at-up = false\n");
+	ASSERT_EQ(messages(neither).size(), 1U);
+	EXPECT_NE(messages(neither).front().find("missing required key 'keyfile'"),
+		  std::string::npos);
+}
+
 TEST(SpecEncryption, BlockModeAndMultiWriterAreRefused)
 {
 	const std::string table = "[encryption]\ntype = \"luks2\"\nkeyfile = \"/etc/k\"\n";

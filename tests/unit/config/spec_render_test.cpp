@@ -213,6 +213,25 @@ TEST(SpecRender, EveryTableInExampleOrder)
 	}
 }
 
+TEST(SpecRender, EncryptionWithAKeyfileOrAPassphraseGivenAtUp)
+{
+	VolumeSpec spec = baseSpec();
+	spec.encryption.emplace();
+	spec.encryption->keyfile = "/etc/rbd-volume/keys/a";
+	expectRoundTrip(spec);
+	EXPECT_TRUE(contains(renderVolumeSpec(spec), "keyfile = \"/etc/rbd-volume/keys/a\"\n"));
+
+	spec.encryption->source = KeySource::ImageMetadata;
+	spec.encryption->keyfile.clear();
+	spec.encryption->givenAtUp = true;
+	spec.encryption->volumeId = "0001-0009-rook-ceph-0000000000000002-1b3c";
+	spec.encryption->pbkdf = Pbkdf::Pbkdf2;
+	expectRoundTrip(spec);
+	const std::string text = renderVolumeSpec(spec);
+	EXPECT_TRUE(contains(text, "given-at-up = true\n")) << text;
+	EXPECT_FALSE(contains(text, "keyfile")) << text;
+}
+
 TEST(SpecRender, BlockMode)
 {
 	VolumeSpec spec = blockSpec();
