@@ -24,12 +24,13 @@ struct KnownError {
  * Only NoSuchVolume is Errc::NotFound (exit 5). Error.NotFound names an image
  * or a device the spec refers to: the operation failed (exit 1).
  */
-constexpr std::array<KnownError, 8> DaemonErrors = { {
+constexpr std::array<KnownError, 9> DaemonErrors = { {
 	{ "NoSuchVolume", Errc::NotFound, "no such volume" },
 	{ "SpecInvalid", Errc::InvalidArgument, "the volume's spec is invalid" },
 	{ "Conflict", Errc::Conflict, "the host holds something in the way" },
 	{ "Timeout", Errc::Timeout, "a step ran out of time" },
 	{ "Busy", Errc::Busy, "the volume is in use" },
+	{ "PermissionDenied", Errc::PermissionDenied, "a key of the volume was refused" },
 	{ "NotFound", Errc::Io, "an image or device of the spec does not exist" },
 	{ "Failed", Errc::Io, "the operation failed" },
 	{ "ShuttingDown", Errc::ShuttingDown, "rbd-volumed is shutting down" },

@@ -317,6 +317,28 @@ Result<void> SharedClient::setIntent(const char *member, const std::string &name
 	return answer.wait(timeout);
 }
 
+Result<void> SharedClient::upWithPassphrase(const std::string &name, const Secret &passphrase,
+					    std::chrono::milliseconds timeout)
+{
+	Answer<void> answer;
+	Call call = managerCall("UpWithPassphrase", name, timeout);
+	/* A copy the call owns (std::function copies what it holds: share, never duplicate). */
+	auto bytes = std::make_shared<const Secret>(passphrase.view());
+	call.append = [name, bytes](sd_bus_message *m) {
+		int r = sd_bus_message_sensitive(m);
+		if (r >= 0)
+			r = sd_bus_message_append(m, "s", name.c_str());
+		if (r >= 0)
+			r = sd_bus_message_append_array(m, 'y', bytes->data(), bytes->size());
+		if (r >= 0)
+			r = sd_bus_message_append(m, "b", 1);
+		return r;
+	};
+	call.done = answerVoid(answer.promise);
+	loop_->submit(std::move(call));
+	return answer.wait(timeout);
+}
+
 Result<void> SharedClient::reconcile(const std::string &name, std::chrono::milliseconds timeout)
 {
 	Answer<void> answer;

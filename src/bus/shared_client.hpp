@@ -17,6 +17,7 @@
 
 #include "bus/volume_properties.hpp"
 #include "common/result.hpp"
+#include "common/secret.hpp"
 
 namespace rbdvolume::bus {
 
@@ -35,6 +36,13 @@ public:
 	/* Manager.Up or Manager.Down (`member`) of `name`, waiting for convergence. */
 	Result<void> setIntent(const char *member, const std::string &name,
 			       std::chrono::milliseconds timeout);
+	/*
+	 * Manager.UpWithPassphrase: Up, handing the daemon the passphrase of a
+	 * volume whose [encryption] says given-at-up. The message is marked
+	 * sensitive: sd-bus wipes it when it is freed.
+	 */
+	Result<void> upWithPassphrase(const std::string &name, const Secret &passphrase,
+				      std::chrono::milliseconds timeout);
 	/* Manager.Reconcile of `name`, waiting for its pass. */
 	Result<void> reconcile(const std::string &name, std::chrono::milliseconds timeout);
 	/* The volume's properties; nullopt when rbd-volumed knows no such volume. */

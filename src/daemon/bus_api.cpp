@@ -141,6 +141,9 @@ int setIntent(sd_bus_message *message, void *userdata, Intent intent)
 	int wait = 0;
 	if (const int r = sd_bus_message_read(message, "sb", &name, &wait); r < 0)
 		return r;
+	/* A volume on its way down needs no passphrase; the next up brings it again. */
+	if (intent == Intent::Down)
+		api(userdata).passphrases().forget(name);
 	auto accepted = api(userdata).reconciler().setIntent(
 		name, intent, wait != 0 ? laterReply(message) : nullptr);
 	if (!accepted)
@@ -151,6 +154,40 @@ int setIntent(sd_bus_message *message, void *userdata, Intent intent)
 int methodUp(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
 {
 	return setIntent(message, userdata, Intent::Up);
+}
+
+/* The bounds of a keyfile hold for a passphrase given over the bus too. */
+constexpr size_t MaxPassphraseBytes = 4096;
+
+int methodUpWithPassphrase(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	if (const int r = requireRoot(message); r < 0)
+		return 0;
+	const char *name = nullptr;
+	const void *bytes = nullptr;
+	size_t size = 0;
+	int wait = 0;
+	int r = sd_bus_message_read(message, "s", &name);
+	if (r >= 0)
+		r = sd_bus_message_read_array(message, 'y', &bytes, &size);
+	if (r >= 0)
+		r = sd_bus_message_read(message, "b", &wait);
+	if (r < 0)
+		return r;
+	if (size == 0 || size > MaxPassphraseBytes)
+		return replyError(message, SD_BUS_ERROR_INVALID_ARGS,
+				  "a passphrase is 1 to " + std::to_string(MaxPassphraseBytes) +
+					  " bytes, not " + std::to_string(size));
+	/* Given before the intent: the pass it starts may need it at once. */
+	GivenPassphrases &passphrases = api(userdata).passphrases();
+	passphrases.give(name, Secret(std::string_view(static_cast<const char *>(bytes), size)));
+	auto accepted = api(userdata).reconciler().setIntent(
+		name, Intent::Up, wait != 0 ? laterReply(message) : nullptr);
+	if (!accepted) {
+		passphrases.forget(name);
+		return replyError(message, refusalName(accepted.error()), accepted.error().message);
+	}
+	return wait != 0 ? 1 : sd_bus_reply_method_return(message, nullptr);
 }
 
 int methodDown(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
@@ -212,6 +249,11 @@ const sd_bus_vtable ManagerVtable[] = {
 				SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Up", SD_BUS_ARGS("s", name, "b", wait), SD_BUS_NO_RESULT, methodUp,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	/* Sensitive: sd-bus wipes the call and its reply when it frees them. */
+	SD_BUS_METHOD_WITH_ARGS("UpWithPassphrase",
+				SD_BUS_ARGS("s", name, "ay", passphrase, "b", wait),
+				SD_BUS_NO_RESULT, methodUpWithPassphrase,
+				SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
 	SD_BUS_METHOD_WITH_ARGS("Down", SD_BUS_ARGS("s", name, "b", wait), SD_BUS_NO_RESULT,
 				methodDown, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Reconcile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,

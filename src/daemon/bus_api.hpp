@@ -16,6 +16,7 @@
 #include "common/sd_ptr.hpp"
 #include "daemon/event_sources.hpp"
 #include "daemon/reconciler.hpp"
+#include "host/given_passphrases.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -25,8 +26,9 @@ bool senderIsRoot(sd_bus_message *message);
 class BusApi : public ReconcilerListener
 {
 public:
-	BusApi(sd_bus *bus, sd_event *event, Reconciler &reconciler)
-		: bus_(bus), reconciler_(reconciler), emit_(event, [this] { emitChanges(); })
+	BusApi(sd_bus *bus, sd_event *event, Reconciler &reconciler, GivenPassphrases &passphrases)
+		: bus_(bus), reconciler_(reconciler), passphrases_(passphrases),
+		  emit_(event, [this] { emitChanges(); })
 	{
 	}
 
@@ -39,6 +41,7 @@ public:
 
 	/* For the vtables' C callbacks. */
 	Reconciler &reconciler() { return reconciler_; }
+	GivenPassphrases &passphrases() { return passphrases_; }
 
 private:
 	void scheduleEmit();
@@ -46,6 +49,7 @@ private:
 
 	sd_bus *bus_;
 	Reconciler &reconciler_;
+	GivenPassphrases &passphrases_;
 	std::vector<SlotPtr> slots_;
 	DeferredCall emit_; /* the changes of one loop iteration go out together */
 	std::set<std::string> changed_;

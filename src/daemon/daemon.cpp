@@ -283,7 +283,7 @@ Result<void> Daemon::setUpBus()
 	if (auto r = check(sd_bus_open_system(&bus), "cannot connect to the system bus"); !r)
 		return r;
 	bus_.reset(bus);
-	api_ = std::make_unique<BusApi>(bus, event_.get(), *reconciler_);
+	api_ = std::make_unique<BusApi>(bus, event_.get(), *reconciler_, host_.passphrases());
 	reconciler_->setListener(api_.get());
 	if (auto attached = api_->attach(); !attached)
 		return attached;

@@ -14,6 +14,7 @@ public:
 	explicit RealHost(const DaemonConfig &config);
 
 	Host &host() { return adapters_.host(); }
+	GivenPassphrases &passphrases() { return adapters_.passphrases(); }
 
 private:
 	LibrbdCluster cluster_; /* before the adapters, which hold a reference to it */

@@ -26,9 +26,9 @@ class HostCryptDevices : public CryptDevices
 {
 public:
 	explicit HostCryptDevices(
-		Images &images, std::string sysfs = "/sys",
+		Images &images, const GivenPassphrases &given, std::string sysfs = "/sys",
 		std::chrono::milliseconds deviceTimeout = std::chrono::seconds(60))
-		: keys_(images), sysfs_(std::move(sysfs)), deviceTimeout_(deviceTimeout)
+		: keys_(images, given), sysfs_(std::move(sysfs)), deviceTimeout_(deviceTimeout)
 	{
 	}
 

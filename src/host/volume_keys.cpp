@@ -43,9 +43,16 @@ Result<std::optional<std::string>> VolumeKeys::stored(const CryptRequest &reques
 	return images_.metadata(imageOf(request), std::string(legacy));
 }
 
+Result<Secret> VolumeKeys::secretOf(const CryptRequest &request) const
+{
+	if (request.encryption.givenAtUp)
+		return given_.copyOf(request.volume);
+	return readKeyfile(request.encryption.keyfile);
+}
+
 Result<Secret> VolumeKeys::existing(const CryptRequest &request)
 {
-	auto passphrase = readKeyfile(request.encryption.keyfile);
+	auto passphrase = secretOf(request);
 	if (!passphrase || request.encryption.source == KeySource::Keyfile)
 		return passphrase;
 	auto wrapped = stored(request, DataKeyMetadataKey, LegacyDataKeyMetadataKey);
@@ -78,7 +85,7 @@ Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
 	auto key = existing(request);
 	if (key || key.error().code != Errc::NotFound)
 		return key;
-	auto passphrase = readKeyfile(request.encryption.keyfile);
+	auto passphrase = secretOf(request);
 	if (!passphrase)
 		return tl::make_unexpected(passphrase.error());
 	auto fresh = newDataKey();

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * VolumeKeys: the passphrase LUKS is given for a volume, from where its
- * [encryption] says. `keyfile`: the keyfile's bytes. `image-metadata`: the
- * data key kept in the image's metadata, unwrapped by the keyfile's bytes,
+ * [encryption] says. The volume's secret is the keyfile's bytes, or with
+ * given-at-up the bytes its up request brought (GivenPassphrases).
+ * `keyfile`: the secret is the passphrase. `image-metadata`: the data key
+ * kept in the image's metadata, unwrapped by the secret,
  * as ceph-csi's "metadata" KMS keeps it (host/crypt/data_key.hpp), so a
  * volume ceph-csi provisioned opens as it is and one we made opens in
  * ceph-csi. Every key lives in memory only, and is wiped when dropped.
@@ -12,6 +14,7 @@
 #include "common/result.hpp"
 #include "common/secret.hpp"
 #include "engine/ports.hpp"
+#include "host/given_passphrases.hpp"
 
 namespace rbdvolume {
 
@@ -22,7 +25,9 @@ inline constexpr std::string_view EncryptionDone = "encrypted";
 class VolumeKeys
 {
 public:
-	explicit VolumeKeys(Images &images) : images_(images) {}
+	VolumeKeys(Images &images, const GivenPassphrases &given) : images_(images), given_(given)
+	{
+	}
 
 	/*
 	 * The passphrase of a volume whose header exists. NotFound when the
@@ -42,11 +47,14 @@ public:
 	Result<void> formatted(const CryptRequest &request);
 
 private:
+	/* The keyfile's bytes, or those given at up. */
+	Result<Secret> secretOf(const CryptRequest &request) const;
 	/* The first of the current and the legacy key the metadata keeps. */
 	Result<std::optional<std::string>> stored(const CryptRequest &request, std::string_view key,
 						  std::string_view legacy);
 
 	Images &images_;
+	const GivenPassphrases &given_;
 };
 
 } /* namespace rbdvolume */

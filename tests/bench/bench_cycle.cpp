@@ -43,7 +43,8 @@ struct Rig {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
-	HostCryptDevices crypt{ images };
+	GivenPassphrases given;
+	HostCryptDevices crypt{ images, given };
 	Host host;
 };
 

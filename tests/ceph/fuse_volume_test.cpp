@@ -127,7 +127,8 @@ protected:
 	PosixCommandRunner runner_;
 	std::unique_ptr<ToolFilesystems> formatter_;
 	std::unique_ptr<OwnershipFiles> records_;
-	HostCryptDevices crypt_{ cluster_ };
+	GivenPassphrases given_;
+	HostCryptDevices crypt_{ cluster_, given_ };
 	std::unique_ptr<Host> host_;
 };
 

@@ -29,7 +29,8 @@ struct RealHost {
 	PosixCommandRunner runner;
 	ToolFilesystems formatter;
 	OwnershipFiles records;
-	HostCryptDevices crypt{ images };
+	GivenPassphrases given;
+	HostCryptDevices crypt{ images, given };
 	Host host;
 };
 

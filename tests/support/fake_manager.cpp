@@ -248,7 +248,7 @@ int onStep(sd_event_source *source, uint64_t /*usec*/, void *userdata)
 					  plan.errorMessage.c_str());
 }
 
-/* Up, Down, Reconcile and Reload: recorded, then answered as planned (by default: at once). */
+/* Up, UpWithPassphrase, Down, Reconcile and Reload: recorded, then answered as planned (by default: at once). */
 int onChange(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/)
 {
 	auto *server = static_cast<Server *>(userdata);
@@ -260,6 +260,18 @@ int onChange(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/)
 	if (member == "Up" || member == "Down") {
 		r = sd_bus_message_read(call, "sb", &name, &wait);
 		record += std::string(" ") + name + (wait != 0 ? " wait" : " nowait");
+	} else if (member == "UpWithPassphrase") {
+		const void *bytes = nullptr;
+		size_t size = 0;
+		r = sd_bus_message_read(call, "s", &name);
+		if (r >= 0)
+			r = sd_bus_message_read_array(call, 'y', &bytes, &size);
+		if (r >= 0)
+			r = sd_bus_message_read(call, "b", &wait);
+		/* The passphrase too: a test checks what arrived. */
+		if (r >= 0)
+			record += std::string(" ") + name + (wait != 0 ? " wait " : " nowait ") +
+				  std::string(static_cast<const char *>(bytes), size);
 	} else if (member == "Reconcile") {
 		r = sd_bus_message_read(call, "s", &name);
 		record += *name == '\0' ? std::string(" (all)") : std::string(" ") + name;
@@ -297,6 +309,7 @@ const sd_bus_vtable ManagerVtable[] = {
 	SD_BUS_METHOD("ListVolumes", "", "a(ssso)", onListVolumes, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("GetVolume", "s", "o", onGetVolume, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Up", "sb", "", onChange, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("UpWithPassphrase", "sayb", "", onChange, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Down", "sb", "", onChange, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Reconcile", "s", "", onChange, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Reload", "", "", onChange, SD_BUS_VTABLE_UNPRIVILEGED),

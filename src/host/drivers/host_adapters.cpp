@@ -13,8 +13,8 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), mounter_(config.tools.deviceTimeout),
 	  probe_(config.tools.deviceTimeout), filesystems_(runner_, config.tools),
 	  records_(std::string(paths::OwnershipDir)),
-	  crypt_(images), host_{ table_, mounter_,     probe_,	 mappers_,
-				 images, filesystems_, records_, crypt_ }
+	  crypt_(images, passphrases_), host_{ table_, mounter_,     probe_,   mappers_,
+					       images, filesystems_, records_, crypt_ }
 {
 }
 

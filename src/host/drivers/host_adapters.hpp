@@ -36,6 +36,8 @@ public:
 	~HostAdapters() = default;
 
 	Host &host() { return host_; }
+	/* What up requests bring for volumes with given-at-up. */
+	GivenPassphrases &passphrases() { return passphrases_; }
 
 private:
 	PosixCommandRunner runner_;
@@ -49,6 +51,7 @@ private:
 	BlkidBlockProbe probe_;
 	ToolFilesystems filesystems_;
 	OwnershipFiles records_;
+	GivenPassphrases passphrases_;
 	HostCryptDevices crypt_;
 	Host host_;
 };

@@ -87,6 +87,24 @@ TEST_F(SharedClientTest, CallsReachTheDaemonAndRepliesComeBack)
 	EXPECT_FALSE(*none);
 }
 
+TEST_F(SharedClientTest, APassphraseTravelsWithItsUpExactly)
+{
+	/* Any byte, NUL and newline too, none dropped at the end. */
+	const std::string bytes("k\0e\nk\n", 6);
+	ASSERT_TRUE(client_->upWithPassphrase("db", Secret(bytes), 10s));
+	EXPECT_EQ(daemon_->calls(),
+		  (std::vector<std::string>{ "UpWithPassphrase db wait " + bytes }));
+
+	ReplyPlan refused;
+	refused.errorName = "org.rbdvolume1.Error.PermissionDenied";
+	refused.errorMessage = "the passphrase does not unwrap the volume's data key";
+	daemon_->plan("UpWithPassphrase", "db", refused);
+	auto up = client_->upWithPassphrase("db", Secret(std::string_view("wrong")), 10s);
+	ASSERT_FALSE(up);
+	EXPECT_EQ(up.error().code, Errc::PermissionDenied);
+	EXPECT_EQ(up.error().message, refused.errorMessage);
+}
+
 TEST_F(SharedClientTest, AnErrorReplyIsTheDaemonsError)
 {
 	ReplyPlan refused;

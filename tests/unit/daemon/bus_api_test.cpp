@@ -182,9 +182,13 @@ TEST(BusApi, MutationsAreForRootOnly)
 	ASSERT_TRUE(bus.start());
 
 	const std::vector<std::shared_ptr<BusReply>> replies = {
-		bus.callManager("Up", "sb", "a", 1),   bus.callManager("Up", "sb", "a", 0),
-		bus.callManager("Down", "sb", "a", 1), bus.callManager("Reconcile", "s", "a"),
-		bus.callManager("Reconcile", "s", ""), bus.callManager("Reload", ""),
+		bus.callManager("Up", "sb", "a", 1),
+		bus.callManager("Up", "sb", "a", 0),
+		bus.callManager("Down", "sb", "a", 1),
+		bus.callManager("Reconcile", "s", "a"),
+		bus.callManager("Reconcile", "s", ""),
+		bus.callManager("Reload", ""),
+		bus.callManager("UpWithPassphrase", "sayb", "a", 3, 'k', 'e', 'k', 1),
 	};
 	for (const auto &reply : replies) {
 		ASSERT_TRUE(bus.wait(reply, "a mutating call"));
@@ -197,11 +201,41 @@ TEST(BusApi, MutationsAreForRootOnly)
 	}
 	EXPECT_EQ(bus.rig.status("a").intent, "");
 	EXPECT_TRUE(bus.rig.intents.loadAll().empty());
+	EXPECT_FALSE(bus.passphrases.copyOf("a"));
 
 	/* Reading stays open. */
 	EXPECT_TRUE(succeeded(*bus.callManagerAndWait("ListVolumes", "")));
 	EXPECT_TRUE(succeeded(*bus.callManagerAndWait("PlanVolume", "ss", "a", "up")));
 	EXPECT_EQ(getProperty(bus, volumePath("a"), bus::VolumeInterface, "Phase"), "down");
+}
+
+TEST(BusApi, APassphraseGivenAtUpIsKeptInMemoryUntilDown)
+{
+	if (!isRoot())
+		GTEST_SKIP() << RootOnly;
+	BusRig bus;
+	bus.rig.addVolume("a");
+	ASSERT_TRUE(bus.start());
+
+	auto reply = bus.callManagerAndWait("UpWithPassphrase", "sayb", "a", 0, 1);
+	EXPECT_EQ(reply->errorName, InvalidArgs) << replyText(*reply);
+	EXPECT_EQ(bus.rig.status("a").intent, "");
+	reply = bus.callManagerAndWait("UpWithPassphrase", "sayb", "nope", 3, 'k', 'e', 'k', 1);
+	EXPECT_EQ(reply->errorName, NoSuchVolume) << replyText(*reply);
+	EXPECT_FALSE(bus.passphrases.copyOf("nope"));
+
+	reply = bus.callManagerAndWait("UpWithPassphrase", "sayb", "a", 3, 'k', 'e', 'k', 1);
+	EXPECT_TRUE(succeeded(*reply)) << replyText(*reply);
+	EXPECT_EQ(bus.rig.status("a").intent, "up");
+	auto kept = bus.passphrases.copyOf("a");
+	ASSERT_TRUE(kept) << kept.error().message;
+	EXPECT_EQ(kept->view(), "kek");
+	/* A plain Up (a publish, say) keeps it. */
+	ASSERT_TRUE(succeeded(*bus.callManagerAndWait("Up", "sb", "a", 1)));
+	EXPECT_TRUE(bus.passphrases.copyOf("a"));
+
+	ASSERT_TRUE(succeeded(*bus.callManagerAndWait("Down", "sb", "a", 1)));
+	EXPECT_FALSE(bus.passphrases.copyOf("a"));
 }
 
 TEST(BusApi, UpWithWaitRepliesWhenPublished)

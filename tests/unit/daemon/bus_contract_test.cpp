@@ -158,8 +158,8 @@ TEST(BusContract, EveryKindOfDriftIsReported)
 		  R"(<arg name="wait" type="s" direction="in"/>
     </method>
     <method name="Down">)",
-		  { "in the contract only: method Up arg 1 wait b in",
-		    "on the bus only: method Up arg 1 wait s in" } },
+		  { "in the contract only: method UpWithPassphrase arg 2 wait b in",
+		    "on the bus only: method UpWithPassphrase arg 2 wait s in" } },
 		{ R"(<arg name="volume" type="o" direction="out"/>)",
 		  R"(<arg name="volume" type="o"/>)",
 		  { "in the contract only: method GetVolume arg 1 volume o out",

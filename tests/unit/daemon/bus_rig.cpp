@@ -155,7 +155,8 @@ BusRig::BusRig(bool asNobody)
 	client.reset(bus);
 	(void)check(sd_bus_set_fd(bus, fds[1], fds[1]), "sd_bus_set_fd");
 
-	api = std::make_unique<daemon::BusApi>(server.get(), rig.loop.get(), *rig.reconciler);
+	api = std::make_unique<daemon::BusApi>(server.get(), rig.loop.get(), *rig.reconciler,
+					       passphrases);
 	rig.reconciler->setListener(api.get());
 }
 

@@ -95,6 +95,7 @@ public:
 	std::vector<BusSignal> signalsOf(const std::string &member, const std::string &path) const;
 
 	ReconcilerRig rig;
+	GivenPassphrases passphrases;
 	BusPtr server;
 	BusPtr client;
 	std::unique_ptr<daemon::BusApi> api;

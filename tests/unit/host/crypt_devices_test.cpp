@@ -66,7 +66,8 @@ TEST(CryptMappings, WithoutItsKeyNothingIsOpened)
 {
 	TempDir sys;
 	FakeWorld world;
-	HostCryptDevices crypt(world, sys.path());
+	GivenPassphrases given;
+	HostCryptDevices crypt(world, given, sys.path());
 	CryptRequest request;
 	request.volume = "web";
 	request.encryption.keyfile = sys.path() + "/missing.key";
@@ -82,7 +83,8 @@ TEST(CryptMappings, AnOpenFindsOurMappingOverTheSameDeviceAndRefusesAnotherDevic
 	TempDir sys;
 	addDm(sys, 0, "rbdv-web", "CRYPT-LUKS2-0a1b2c3d4e5f-rbdv-web", { "rbd0" });
 	FakeWorld world;
-	HostCryptDevices crypt(world, sys.path());
+	GivenPassphrases given;
+	HostCryptDevices crypt(world, given, sys.path());
 	CryptRequest request;
 	request.volume = "web";
 	request.encryption.keyfile = sys.path() + "/missing.key";

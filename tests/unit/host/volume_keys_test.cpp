@@ -63,7 +63,8 @@ protected:
 	FakeWorld world_;
 	ImageSpec image_;
 	CryptRequest request_;
-	VolumeKeys keys_{ world_ };
+	GivenPassphrases given_;
+	VolumeKeys keys_{ world_, given_ };
 };
 
 } /* namespace */
@@ -141,6 +142,37 @@ TEST_F(VolumeKeysTest, AVolumeFromBeforeCephCsiRenamedItsKeysOpensToo)
 	auto opened = keys_.existing(request_);
 	ASSERT_TRUE(opened) << opened.error().message;
 	EXPECT_EQ(opened->view(), key);
+}
+
+TEST_F(VolumeKeysTest, APassphraseGivenAtUpStandsForTheKeyfileUntilItIsForgotten)
+{
+	const std::string id = "0001-0009-rook-ceph-0000000000000002-1b3c5d7e";
+	const std::string key = provision(std::string(DataKeyMetadataKey), id);
+	request_.encryption.volumeId = id;
+	request_.encryption.keyfile.clear();
+	request_.encryption.givenAtUp = true;
+	auto none = keys_.existing(request_);
+	ASSERT_FALSE(none);
+	EXPECT_EQ(none.error().code, Errc::NotFound);
+	EXPECT_NE(none.error().message.find("given-at-up"), std::string::npos);
+
+	given_.give("web", Secret(std::string_view("another passphrase")));
+	auto wrong = keys_.existing(request_);
+	ASSERT_FALSE(wrong);
+	EXPECT_EQ(wrong.error().code, Errc::PermissionDenied);
+	given_.give("web", Secret(std::string_view("kek passphrase")));
+	auto opened = keys_.existing(request_);
+	ASSERT_TRUE(opened) << opened.error().message;
+	EXPECT_EQ(opened->view(), key);
+
+	/* With passphrase = "keyfile" the given bytes are the LUKS passphrase, as ceph-csi's default KMS has it. */
+	request_.encryption.source = KeySource::Keyfile;
+	auto plain = keys_.forFormat(request_);
+	ASSERT_TRUE(plain) << plain.error().message;
+	EXPECT_EQ(plain->view(), "kek passphrase");
+
+	given_.forget("web");
+	EXPECT_FALSE(keys_.existing(request_));
 }
 
 TEST_F(VolumeKeysTest, WithoutADataKeyNothingOpens)
