@@ -13,6 +13,7 @@
 
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
+#include "csi/json_depth.hpp"
 
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
@@ -106,35 +107,6 @@ void reportSyntaxError(std::string_view text, std::string_view status, SpecRepor
 			     at != std::string_view::npos &&
 			     text.find(segment, at + 1) == std::string_view::npos;
 	report.error("", located ? positionAt(text, at + column) : SourcePos{}, problem);
-}
-
-/*
- * The offset of the first '[' or '{' nested deeper than MaxDepth, outside
- * strings; std::string_view::npos when there is none. protobuf 3.21 refuses
- * such input after a time that grows faster than the square of the depth
- * (seconds at 10000), so it never sees it.
- */
-size_t tooDeep(std::string_view text)
-{
-	unsigned depth = 0;
-	bool inString = false;
-	for (size_t i = 0; i < text.size(); ++i) {
-		const char c = text[i];
-		if (inString) {
-			if (c == '\\')
-				++i;
-			else if (c == '"')
-				inString = false;
-		} else if (c == '"') {
-			inString = true;
-		} else if (c == '[' || c == '{') {
-			if (++depth > MaxDepth)
-				return i;
-		} else if ((c == ']' || c == '}') && depth > 0) {
-			--depth;
-		}
-	}
-	return std::string_view::npos;
 }
 
 std::string indexField(std::string_view prefix, size_t index)
@@ -290,7 +262,7 @@ ClusterMapOutcome parseChecked(std::string_view text, const std::string &file)
 		return outcome;
 	}
 
-	const size_t deep = tooDeep(text);
+	const size_t deep = jsonTooDeep(text, MaxDepth);
 	if (deep != std::string_view::npos) {
 		report.error("", positionAt(text, deep),
 			     "expected JSON nested at most " + std::to_string(MaxDepth) +
