@@ -21,6 +21,8 @@ const char *const ShimUsage =
 	"  --node-id ID             this node's ID (default: the host name)\n"
 	"  --cluster-map FILE       clusterID to monitors: our TOML, or ceph-csi's\n"
 	"                           config.json (default /etc/rbd-volume/csi-clusters.toml)\n"
+	"  --kms-config FILE        ceph-csi's KMS config.json, for encryptionKMSID (default\n"
+	"                           /etc/ceph-csi-encryption-kms-config/config.json)\n"
 	"  --registration-dir DIR   register with kubelet there (default\n"
 	"                           /var/lib/kubelet/plugins_registry; \"\" to not register)\n"
 	"  --driver DRIVER          krbd, nbd or fuse for every volume, whatever the\n"
@@ -95,6 +97,11 @@ const std::map<std::string, Setter> &setters()
 		  [](ShimSettings &s, const std::string &v) {
 			  s.clusterMap = v;
 			  return checkPath("--cluster-map", v, false);
+		  } },
+		{ "--kms-config",
+		  [](ShimSettings &s, const std::string &v) {
+			  s.kmsConfig = v;
+			  return checkPath("--kms-config", v, false);
 		  } },
 		{ "--registration-dir",
 		  [](ShimSettings &s, const std::string &v) {

@@ -19,6 +19,8 @@ struct ShimSettings {
 	std::string driverName = "rbd.volume.csi";
 	std::string nodeId; /* default: the host name */
 	std::string clusterMap = "/etc/rbd-volume/csi-clusters.toml";
+	/* ceph-csi's KMS config, read when a volume names an encryptionKMSID. */
+	std::string kmsConfig = "/etc/ceph-csi-encryption-kms-config/config.json";
 	std::string registrationDir = "/var/lib/kubelet/plugins_registry"; /* "": no registration */
 	std::optional<Driver> forcedDriver;
 	std::map<std::string, std::string> topology;
