@@ -31,6 +31,12 @@ Result<void> BusVolumeControl::up(const std::string &name, std::chrono::seconds 
 	return client_->setIntent("Up", name, atLeastASecond(timeout));
 }
 
+Result<void> BusVolumeControl::upWithPassphrase(const std::string &name, const Secret &passphrase,
+						std::chrono::seconds timeout)
+{
+	return client_->upWithPassphrase(name, passphrase, atLeastASecond(timeout));
+}
+
 Result<void> BusVolumeControl::down(const std::string &name, std::chrono::seconds timeout)
 {
 	return client_->setIntent("Down", name, atLeastASecond(timeout));

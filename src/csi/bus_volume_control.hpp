@@ -18,6 +18,8 @@ public:
 	static Result<std::unique_ptr<BusVolumeControl>> start();
 
 	Result<void> up(const std::string &name, std::chrono::seconds timeout) override;
+	Result<void> upWithPassphrase(const std::string &name, const Secret &passphrase,
+				      std::chrono::seconds timeout) override;
 	Result<void> down(const std::string &name, std::chrono::seconds timeout) override;
 	Result<void> reconcile(const std::string &name, std::chrono::seconds timeout) override;
 	Result<std::optional<VolumeState>> state(const std::string &name) override;

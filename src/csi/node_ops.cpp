@@ -13,6 +13,7 @@
 #include "common/file_io.hpp"
 #include "csi/cluster_map_load.hpp"
 #include "csi/device_changes.hpp"
+#include "csi/kms_config.hpp"
 #include "csi/stage_spec.hpp"
 #include "csi/volume_names.hpp"
 #include "host/fs_util.hpp"
@@ -185,8 +186,11 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 	}
 	const StageRequest stageRequest{ id, request.stagingTargetPath, *capability,
 					 request.volumeContext, secret->userId };
-	const StageSettings stageSettings{ settings_.forcedDriver, files_.keyPath(name),
-					   files_.confPath(name) };
+	const std::string kmsConfig = settings_.kmsConfig;
+	const StageSettings stageSettings{
+		settings_.forcedDriver, files_.keyPath(name), files_.confPath(name),
+		[&kmsConfig](const std::string &kmsId) { return loadKmsEntry(kmsConfig, kmsId); }
+	};
 	std::vector<std::string> ignored;
 	auto spec = stageSpec(name, stageRequest, clusters.map, stageSettings, ignored);
 	if (!spec)
@@ -207,6 +211,13 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 			return withStatus(Code::AlreadyExists, "volume " + id + " is " + problem);
 		spec->publish = (*staged)->publish;
 	}
+	std::optional<Secret> passphrase;
+	if (spec->encryption) {
+		auto given = encryptionPassphraseOf(request.secrets);
+		if (!given)
+			return fromError(given.error());
+		passphrase = std::move(*given);
+	}
 	auto written = files_.writeKey(name, secret->key);
 	if (written)
 		written = files_.writeConf(name, monHostConf(*spec));
@@ -216,7 +227,9 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 			written = tl::make_unexpected(specWritten.error());
 	}
 	if (written)
-		written = control_.up(name, waitBudget(deadline));
+		written = passphrase ? control_.upWithPassphrase(name, *passphrase,
+								 waitBudget(deadline))
+				     : control_.up(name, waitBudget(deadline));
 	if (written)
 		return {};
 

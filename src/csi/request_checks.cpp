@@ -50,6 +50,20 @@ Result<Capability> capabilityOf(const char *field, const CapabilityField &capabi
 	return result;
 }
 
+Result<Secret> encryptionPassphraseOf(const std::map<std::string, std::string> &secrets)
+{
+	const auto found = secrets.find("encryptionPassphrase");
+	if (found == secrets.end() || found->second.empty())
+		return fail(Errc::InvalidArgument,
+			    "the volume is encrypted, and the stage secrets hold no "
+			    "encryptionPassphrase: add it to the Secret the StorageClass's "
+			    "csi.storage.k8s.io/node-stage-secret-name names");
+	if (found->second.size() > 4096)
+		return fail(Errc::InvalidArgument,
+			    "the stage secret's encryptionPassphrase is longer than 4096 bytes");
+	return Secret(found->second);
+}
+
 Result<CephSecret> cephSecretOf(const std::map<std::string, std::string> &secrets)
 {
 	const auto value = [&](const char *key) {

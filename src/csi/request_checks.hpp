@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "common/secret.hpp"
 #include "csi/stage_spec.hpp"
 
 namespace rbdvolume::csi {
@@ -36,6 +37,12 @@ struct CapabilityField {
 Result<Capability> capabilityOf(const char *field, const CapabilityField &capability);
 
 /* The Ceph identity in the stage secrets. */
+/*
+ * The stage secret's encryptionPassphrase, which encrypted volumes need.
+ * The message of an Error names the key, never a value.
+ */
+Result<Secret> encryptionPassphraseOf(const std::map<std::string, std::string> &secrets);
+
 struct CephSecret {
 	std::string userId;
 	std::string key;

@@ -441,6 +441,105 @@ void applyBlock(VolumeSpec &spec, const StageRequest &request, const VolumeConte
  * The spec as the parser accepts it from a file, or InvalidArgument naming
  * every problem by field: the parser's own checks, not a copy of them.
  */
+/* The encryption keys of a volume that is not encrypted, reported as ignored. */
+void reportUnencrypted(const EncryptionContext &context, std::vector<std::string> &ignored)
+{
+	const std::array<std::pair<std::string_view, const std::string *>, 6> keys = { {
+		{ "encryptionType", &context.type },
+		{ "encryptionKMSID", &context.kmsId },
+		{ "encryptionCipher", &context.cipher },
+		{ "encryptionKeySize", &context.keySize },
+		{ "encryptionSectorSize", &context.sectorSize },
+		{ "integrityMode", &context.integrity },
+	} };
+	for (const auto &[key, value] : keys) {
+		if (!value->empty())
+			ignored.push_back(std::string(key) +
+					  ": ignored, the volume is not encrypted");
+	}
+}
+
+Result<void> checkEncryptionType(const EncryptionContext &context, bool block)
+{
+	if (context.type == "file")
+		return fail(Errc::InvalidArgument,
+			    "encryptionType 'file' (fscrypt) is not supported by rbd-volume-csi; "
+			    "'block' (LUKS2 on the image, the default) is");
+	if (!context.type.empty() && context.type != "block")
+		return fail(Errc::InvalidArgument, "encryptionType " + quoted(context.type) +
+							   ": expected 'block' or 'file'");
+	if (block)
+		return fail(Errc::InvalidArgument,
+			    "an encrypted block volume (volumeMode: Block) is not supported by "
+			    "rbd-volume-csi yet; encrypted filesystem volumes are");
+	if (!context.sectorSize.empty() || !context.integrity.empty())
+		return fail(Errc::InvalidArgument,
+			    std::string(context.sectorSize.empty() ? "integrityMode"
+								   : "encryptionSectorSize") +
+				    " is not supported by rbd-volume-csi; leave it out of the "
+				    "StorageClass");
+	return {};
+}
+
+/* How the data is keyed: ceph-csi's default KMS, or its "metadata" KMS. */
+Result<void> applyKms(EncryptionSpec &encryption, const StageRequest &request,
+		      const EncryptionContext &context, const StageSettings &settings)
+{
+	/* ceph-csi's default KMS: the stage secret's passphrase is the LUKS passphrase. */
+	if (context.kmsId.empty()) {
+		encryption.source = KeySource::Keyfile;
+		return {};
+	}
+	if (!settings.kmsEntry)
+		return fail(Errc::Internal, "no KMS config to look encryptionKMSID up in");
+	Result<KmsEntry> entry = settings.kmsEntry(context.kmsId);
+	if (!entry)
+		return tl::make_unexpected(std::move(entry.error()));
+	if (entry->type != "metadata")
+		return fail(
+			Errc::InvalidArgument,
+			"encryptionKMSID " + quoted(context.kmsId) + " is a " +
+				quoted(entry->type) +
+				" KMS, which rbd-volume-csi does not support: it supports "
+				"ceph-csi's 'metadata' KMS and its default (no encryptionKMSID)");
+	if (!entry->secretName.empty())
+		return fail(
+			Errc::InvalidArgument,
+			"encryptionKMSID " + quoted(context.kmsId) +
+				" reads its passphrase from the Kubernetes Secret " +
+				quoted(entry->secretName) +
+				", which rbd-volume-csi cannot read; leave secretName out so that "
+				"the stage secret's encryptionPassphrase is used");
+	encryption.source = KeySource::ImageMetadata;
+	encryption.volumeId = request.volumeId;
+	return {};
+}
+
+Result<EncryptionSpec> encryptionOf(const StageRequest &request, const EncryptionContext &context,
+				    const StageSettings &settings)
+{
+	if (auto type = checkEncryptionType(context, request.capability.block); !type)
+		return tl::make_unexpected(std::move(type.error()));
+	EncryptionSpec encryption;
+	encryption.givenAtUp = true;
+	if (!context.cipher.empty()) {
+		if (const std::optional<std::string> problem = cipherProblem(context.cipher))
+			return fail(Errc::InvalidArgument,
+				    "encryptionCipher " + quoted(context.cipher) + ": " + *problem);
+		encryption.cipher = context.cipher;
+	}
+	if (!context.keySize.empty()) {
+		if (context.keySize != "256" && context.keySize != "512")
+			return fail(Errc::InvalidArgument, "encryptionKeySize " +
+								   quoted(context.keySize) +
+								   ": expected 256 or 512 (bits)");
+		encryption.keyBits = context.keySize == "256" ? 256U : 512U;
+	}
+	if (auto kms = applyKms(encryption, request, context, settings); !kms)
+		return tl::make_unexpected(std::move(kms.error()));
+	return encryption;
+}
+
 Result<VolumeSpec> validated(const VolumeSpec &spec)
 {
 	SpecOutcome checked = checkBuiltSpec(spec, spec.name + ".toml");
@@ -513,6 +612,16 @@ Result<VolumeSpec> stageSpec(const std::string &name, const StageRequest &reques
 	spec.map = std::move(*map);
 	spec.map.readOnly = readerOnly(capability.mode) || flags.readOnly;
 	spec.map.multiWriter = capability.mode == AccessMode::MultiNodeMultiWriter;
+
+	if (context->encryption.encrypted) {
+		Result<EncryptionSpec> encryption =
+			encryptionOf(request, context->encryption, settings);
+		if (!encryption)
+			return tl::make_unexpected(std::move(encryption.error()));
+		spec.encryption = std::move(*encryption);
+	} else {
+		reportUnencrypted(context->encryption, ignored);
+	}
 
 	if (capability.block) {
 		applyBlock(spec, request, *context, ignored);

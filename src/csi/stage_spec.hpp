@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
 #include "csi/cluster_map.hpp"
+#include "csi/kms_config.hpp"
 
 namespace rbdvolume::csi {
 
@@ -55,6 +57,8 @@ struct StageSettings {
 	std::optional<Driver> forcedDriver;
 	std::string keyfile; /* where the caller wrote this volume's key (0600) */
 	std::string conf;    /* a ceph.conf for tools that insist on one; "" keeps the default */
+	/* ceph-csi's KMS config entry of an encryptionKMSID (the caller reads the file). */
+	std::function<Result<KmsEntry>(const std::string &kmsId)> kmsEntry;
 };
 
 /* A staged block volume's device is bound onto this file inside the staging directory. */
@@ -65,7 +69,11 @@ constexpr const char *BlockStagingFile = "rbd-volume.block";
  * context (ceph-csi's keys: clusterID, pool, imageName, radosNamespace,
  * staticVolume, mounter, mapOptions, mkfsOptions, ...), its monitors from
  * `clusters`, its filesystem and mount options from the capability. The
- * spec has no publish targets. An Error (InvalidArgument, NotFound for an
+ * spec has no publish targets. With encrypted = "true" it has [encryption]
+ * with given-at-up (the stage secret's encryptionPassphrase): ceph-csi's
+ * default KMS (no encryptionKMSID) keys LUKS with the passphrase itself,
+ * its "metadata" KMS with a data key in the image's metadata that the
+ * passphrase unwraps for the volume ID; every other KMS is refused by name. An Error (InvalidArgument, NotFound for an
  * unknown clusterID) says what is wrong in words an operator acts on.
  * `ignored` receives one line per context key that does not apply here
  * ("unmapOptions: ignored, rbd-volume unmaps only what it mapped"), for

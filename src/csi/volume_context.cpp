@@ -210,21 +210,24 @@ Result<void> readImageFeatures(std::string_view /*key*/, std::string_view value,
 	return {};
 }
 
-Result<void> readEncrypted(std::string_view key, std::string_view value, VolumeContext & /*out*/)
+Result<void> readEncrypted(std::string_view key, std::string_view value, VolumeContext &out)
 {
 	const Result<bool> flag = parseBool(key, value);
 	if (!flag)
 		return tl::make_unexpected(flag.error());
-	if (*flag)
-		return fail(Errc::InvalidArgument,
-			    "volume context key 'encrypted' is 'true': encryption is not "
-			    "supported by rbd-volume yet; use a StorageClass without "
-			    "'encrypted: \"true\"' for volumes staged by rbd-volume-csi");
+	out.encryption.encrypted = *flag;
+	return {};
+}
+
+/* The encryption keys other than `encrypted`, kept as given. */
+template<std::string EncryptionContext::*Field>
+Result<void> readEncryptionKey(std::string_view /*key*/, std::string_view value, VolumeContext &out)
+{
+	out.encryption.*Field = value;
 	return {};
 }
 
 constexpr std::string_view ProvisionerOnly = "used by the provisioner only";
-constexpr std::string_view NotEncrypted = "the volume is not encrypted";
 
 constexpr std::array Keys = {
 	KeyRule{ "clusterID", readClusterId },
@@ -252,12 +255,12 @@ constexpr std::array Keys = {
 	KeyRule{ "stripeUnit", nullptr, ProvisionerOnly },
 	KeyRule{ "stripeCount", nullptr, ProvisionerOnly },
 	KeyRule{ "objectSize", nullptr, ProvisionerOnly },
-	KeyRule{ "encryptionKMSID", nullptr, NotEncrypted },
-	KeyRule{ "encryptionType", nullptr, NotEncrypted },
-	KeyRule{ "encryptionCipher", nullptr, NotEncrypted },
-	KeyRule{ "encryptionKeySize", nullptr, NotEncrypted },
-	KeyRule{ "encryptionSectorSize", nullptr, NotEncrypted },
-	KeyRule{ "integrityMode", nullptr, NotEncrypted },
+	KeyRule{ "encryptionKMSID", readEncryptionKey<&EncryptionContext::kmsId> },
+	KeyRule{ "encryptionType", readEncryptionKey<&EncryptionContext::type> },
+	KeyRule{ "encryptionCipher", readEncryptionKey<&EncryptionContext::cipher> },
+	KeyRule{ "encryptionKeySize", readEncryptionKey<&EncryptionContext::keySize> },
+	KeyRule{ "encryptionSectorSize", readEncryptionKey<&EncryptionContext::sectorSize> },
+	KeyRule{ "integrityMode", readEncryptionKey<&EncryptionContext::integrity> },
 	KeyRule{ "migration", nullptr,
 		 "a migrated in-tree volume is staged from clusterID, pool and imageName like "
 		 "any static volume" },

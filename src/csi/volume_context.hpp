@@ -29,6 +29,17 @@ struct MounterOptions {
 	bool operator==(const MounterOptions &) const = default;
 };
 
+/* ceph-csi's encryption keys as given; stage_spec.cpp decides what they mean. */
+struct EncryptionContext {
+	bool encrypted = false;
+	std::string type;	/* encryptionType: "block", "file" or "" */
+	std::string kmsId;	/* encryptionKMSID: "" is ceph-csi's default KMS */
+	std::string cipher;	/* encryptionCipher */
+	std::string keySize;	/* encryptionKeySize */
+	std::string sectorSize; /* encryptionSectorSize */
+	std::string integrity;	/* integrityMode */
+};
+
 struct VolumeContext {
 	std::string clusterId;
 	std::string pool;
@@ -42,6 +53,7 @@ struct VolumeContext {
 	std::vector<std::string> mkfsOptions;
 	std::string imageFeatures; /* kept only to be reported as ignored */
 	bool tryOtherMounters = false;
+	EncryptionContext encryption;
 
 	/* "KEY: ignored, REASON" for each known key this node does not act on. */
 	std::vector<std::string> ignored;
@@ -63,9 +75,8 @@ Result<MounterOptions> parseMounterOptions(std::string_view key, std::string_vie
 /*
  * Reads every key of `context`. An Error (InvalidArgument) names the key, the
  * value and what would be accepted: a bad staticVolume, mounter, encrypted or
- * tryOtherMounters value, bad map/unmap option syntax, or encrypted = "true"
- * (encryption is not supported by rbd-volume yet). Missing keys are not
- * errors here; the caller knows which it needs.
+ * tryOtherMounters value, or bad map/unmap option syntax. Missing keys are
+ * not errors here; the caller knows which it needs.
  */
 Result<VolumeContext> parseVolumeContext(const std::map<std::string, std::string> &context);
 

@@ -12,6 +12,7 @@
 
 #include "bus/volume_properties.hpp"
 #include "common/result.hpp"
+#include "common/secret.hpp"
 
 namespace rbdvolume::csi {
 
@@ -33,6 +34,9 @@ public:
 	 * failed; Errc::Timeout when `timeout` passed first (the daemon carries on).
 	 */
 	virtual Result<void> up(const std::string &name, std::chrono::seconds timeout) = 0;
+	/* up(), handing the daemon the passphrase of a volume with given-at-up. */
+	virtual Result<void> upWithPassphrase(const std::string &name, const Secret &passphrase,
+					      std::chrono::seconds timeout) = 0;
 	virtual Result<void> down(const std::string &name, std::chrono::seconds timeout) = 0;
 	/* One pass over `name` now (after a resize, say), replying when it is over. */
 	virtual Result<void> reconcile(const std::string &name, std::chrono::seconds timeout) = 0;

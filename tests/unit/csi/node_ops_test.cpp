@@ -135,6 +135,56 @@ TEST(NodeOps, StageThenStatsWithoutATransport)
 	EXPECT_EQ(elsewhere.message, std::string("volume ") + VolumeId + " is not at /elsewhere");
 }
 
+TEST(NodeOps, AnEncryptedStageBringsTheStageSecretsPassphraseOverTheBusOnly)
+{
+	OpsRig rig;
+	rig.dir.write("kms.json", R"({"secrets-metadata": {"encryptionKMSType": "metadata"}})");
+	auto settings = csi::parseShimSettings({ "--cluster-map", rig.dir.path() + "/clusters.toml",
+						 "--runtime-dir", rig.dir.path() + "/run",
+						 "--node-id", "node-1", "--registration-dir", "",
+						 "--kms-config", rig.dir.path() + "/kms.json" });
+	ASSERT_TRUE(settings.has_value());
+	csi::NodeOps ops(*settings, rig.control);
+	csi::StageArgs args = rig.stageArgs();
+	args.volumeContext["encrypted"] = "true";
+	args.volumeContext["encryptionKMSID"] = "secrets-metadata";
+	const std::string name = csi::volumeNameFor(VolumeId);
+
+	const csi::OpStatus missing = ops.stage(args, OpsRig::in(seconds(30)));
+	EXPECT_EQ(missing.code, Code::InvalidArgument);
+	EXPECT_NE(missing.message.find("no encryptionPassphrase"), std::string::npos);
+	EXPECT_TRUE(rig.control.calls().empty());
+
+	/* A passphrase the daemon refuses: PERMISSION_DENIED, and the volume taken down again. */
+	args.secrets["encryptionPassphrase"] = "wrong passphrase";
+	rig.control.failNext("up-with-passphrase",
+			     Error{ Errc::PermissionDenied, "does not unwrap the data key", 0 });
+	const csi::OpStatus refused = ops.stage(args, OpsRig::in(seconds(30)));
+	EXPECT_EQ(refused.code, Code::PermissionDenied);
+	EXPECT_NE(refused.message.find("does not unwrap"), std::string::npos);
+	EXPECT_EQ(rig.control.calls(),
+		  (std::vector<std::string>{ "up-with-passphrase " + name, "down " + name }));
+	EXPECT_FALSE(std::filesystem::exists(rig.dir.path() + "/run/volumes/" + name + ".toml"));
+
+	args.secrets["encryptionPassphrase"] = "the passphrase";
+	const csi::OpStatus staged = ops.stage(args, OpsRig::in(seconds(30)));
+	ASSERT_TRUE(staged.ok()) << staged.message;
+	EXPECT_EQ(rig.control.passphraseOf(name), "the passphrase");
+	/* The runtime spec says where the key comes from, never the key. */
+	const std::string spec = readText(rig.dir.path() + "/run/volumes/" + name + ".toml");
+	EXPECT_NE(spec.find("given-at-up = true"), std::string::npos) << spec;
+	EXPECT_NE(spec.find("passphrase = \"image-metadata\""), std::string::npos) << spec;
+	EXPECT_EQ(spec.find("the passphrase\""), std::string::npos) << spec;
+	for (const auto &entry :
+	     std::filesystem::recursive_directory_iterator(rig.dir.path() + "/run")) {
+		if (entry.is_regular_file()) {
+			EXPECT_EQ(readText(entry.path().string()).find("the passphrase"),
+				  std::string::npos)
+				<< entry.path();
+		}
+	}
+}
+
 TEST(NodeOps, TheDeadlineIsAPlainValue)
 {
 	OpsRig rig;

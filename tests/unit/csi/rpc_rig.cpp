@@ -52,6 +52,23 @@ Result<void> FakeVolumeControl::up(const std::string &name, std::chrono::seconds
 	return record("up", name);
 }
 
+Result<void> FakeVolumeControl::upWithPassphrase(const std::string &name, const Secret &passphrase,
+						 std::chrono::seconds /*timeout*/)
+{
+	{
+		const std::lock_guard lock(mutex_);
+		passphrases_[name] = std::string(passphrase.view());
+	}
+	return record("up-with-passphrase", name);
+}
+
+std::string FakeVolumeControl::passphraseOf(const std::string &name) const
+{
+	const std::lock_guard lock(mutex_);
+	const auto found = passphrases_.find(name);
+	return found == passphrases_.end() ? std::string() : found->second;
+}
+
 Result<void> FakeVolumeControl::down(const std::string &name, std::chrono::seconds /*timeout*/)
 {
 	return record("down", name);

@@ -29,6 +29,9 @@ class FakeVolumeControl final : public csi::VolumeControl
 {
 public:
 	Result<void> up(const std::string &name, std::chrono::seconds timeout) override;
+	/* Recorded as "up-with-passphrase NAME"; the passphrase is kept for passphraseOf(). */
+	Result<void> upWithPassphrase(const std::string &name, const Secret &passphrase,
+				      std::chrono::seconds timeout) override;
 	Result<void> down(const std::string &name, std::chrono::seconds timeout) override;
 	Result<void> reconcile(const std::string &name, std::chrono::seconds timeout) override;
 	Result<std::optional<csi::VolumeState>> state(const std::string &name) override;
@@ -36,6 +39,8 @@ public:
 
 	/* "up NAME", "down NAME", "reconcile NAME", in order. */
 	std::vector<std::string> calls() const;
+	/* What the last upWithPassphrase of `name` brought; "" when none did. */
+	std::string passphraseOf(const std::string &name) const;
 	/* The next call of `verb` fails with `error`. */
 	void failNext(const std::string &verb, Error error);
 	/* Every up/down/reconcile takes this long. */
@@ -51,6 +56,7 @@ private:
 
 	mutable std::mutex mutex_;
 	std::vector<std::string> calls_;
+	std::map<std::string, std::string> passphrases_;
 	std::map<std::string, Error> failures_;
 	std::map<std::string, std::optional<csi::VolumeState>> states_;
 	std::map<std::string, int> running_;

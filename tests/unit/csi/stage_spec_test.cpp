@@ -289,13 +289,99 @@ TEST(StageSpec, UnknownClusterId)
 	EXPECT_TRUE(contains(missing.message, "no 'clusterID'")) << missing.message;
 }
 
-TEST(StageSpec, EncryptedIsRefused)
+namespace {
+
+/* ceph-csi's KMS config, as the shim's lookup would read it. */
+StageSettings withKms()
 {
-	const Error error = stageError(stageRequest(with(dynamicContext(), "encrypted", "true")));
-	EXPECT_EQ(error.code, Errc::InvalidArgument);
-	EXPECT_TRUE(contains(error.message, "encryption is not supported by rbd-volume yet"))
-		<< error.message;
-	EXPECT_TRUE(stage(stageRequest(with(dynamicContext(), "encrypted", "false"))).spec);
+	StageSettings s = settings();
+	s.kmsEntry = [](const std::string &id) -> Result<KmsEntry> {
+		if (id == "secrets-metadata")
+			return KmsEntry{ "metadata", "" };
+		if (id == "user-secret")
+			return KmsEntry{ "metadata", "storage-encryption-secret" };
+		if (id == "vault-test")
+			return KmsEntry{ "vault", "" };
+		return fail(Errc::NotFound, "encryptionKMSID '" + id + "' is not in config.json");
+	};
+	return s;
+}
+
+} /* namespace */
+
+TEST(StageSpec, EncryptedWithTheMetadataKmsKeepsItsKeyInTheImageForTheVolumeId)
+{
+	const VolumeSpec spec =
+		staged(stageRequest(with(with(dynamicContext(), "encrypted", "true"),
+					 "encryptionKMSID", "secrets-metadata")),
+		       withKms());
+	ASSERT_TRUE(spec.encryption);
+	EXPECT_EQ(spec.encryption->source, KeySource::ImageMetadata);
+	EXPECT_EQ(spec.encryption->volumeId, VolumeId);
+	EXPECT_TRUE(spec.encryption->givenAtUp);
+	EXPECT_EQ(spec.encryption->keyfile, "");
+	EXPECT_EQ(spec.encryption->cipher, "aes-xts-plain64");
+}
+
+TEST(StageSpec, EncryptedWithTheDefaultKmsIsKeyedByThePassphraseItself)
+{
+	const VolumeSpec spec =
+		staged(stageRequest(with(with(with(dynamicContext(), "encrypted", "true"),
+					      "encryptionCipher", "serpent-xts-plain64"),
+					 "encryptionKeySize", "256")),
+		       withKms());
+	ASSERT_TRUE(spec.encryption);
+	EXPECT_EQ(spec.encryption->source, KeySource::Keyfile);
+	EXPECT_TRUE(spec.encryption->givenAtUp);
+	EXPECT_EQ(spec.encryption->cipher, "serpent-xts-plain64");
+	EXPECT_EQ(spec.encryption->keyBits, 256U);
+}
+
+TEST(StageSpec, WhatEncryptionCannotBeIsRefusedByName)
+{
+	struct Case {
+		Context context;
+		Capability capability;
+		Errc code;
+		std::string expected;
+	};
+	const Context encrypted = with(dynamicContext(), "encrypted", "true");
+	const std::vector<Case> cases = {
+		{ with(encrypted, "encryptionKMSID", "vault-test"), mountCapability(),
+		  Errc::InvalidArgument,
+		  "is a 'vault' KMS, which rbd-volume-csi does not support" },
+		{ with(encrypted, "encryptionKMSID", "user-secret"), mountCapability(),
+		  Errc::InvalidArgument, "Kubernetes Secret 'storage-encryption-secret'" },
+		{ with(encrypted, "encryptionKMSID", "nope"), mountCapability(), Errc::NotFound,
+		  "'nope' is not in config.json" },
+		{ with(encrypted, "encryptionType", "file"), mountCapability(),
+		  Errc::InvalidArgument, "'file' (fscrypt) is not supported" },
+		{ with(encrypted, "encryptionType", "disk"), mountCapability(),
+		  Errc::InvalidArgument, "expected 'block' or 'file'" },
+		{ encrypted, blockCapability(), Errc::InvalidArgument,
+		  "encrypted block volume (volumeMode: Block) is not supported" },
+		{ with(encrypted, "integrityMode", "hmac-sha256"), mountCapability(),
+		  Errc::InvalidArgument, "integrityMode is not supported" },
+		{ with(encrypted, "encryptionKeySize", "384"), mountCapability(),
+		  Errc::InvalidArgument, "expected 256 or 512" },
+		{ with(encrypted, "encryptionCipher", "AES"), mountCapability(),
+		  Errc::InvalidArgument, "encryptionCipher 'AES'" },
+	};
+	for (const Case &c : cases) {
+		const Error error = stageError(stageRequest(c.context, c.capability), withKms());
+		EXPECT_EQ(error.code, c.code) << error.message;
+		EXPECT_TRUE(contains(error.message, c.expected)) << error.message;
+	}
+}
+
+TEST(StageSpec, EncryptionKeysOfAVolumeNotEncryptedAreIgnored)
+{
+	const Staged out = stage(stageRequest(with(with(dynamicContext(), "encrypted", "false"),
+						   "encryptionKMSID", "vault-test")),
+				 withKms());
+	ASSERT_TRUE(out.spec) << out.spec.error().message;
+	EXPECT_FALSE(out.spec->encryption);
+	EXPECT_TRUE(mentions(out.ignored, "encryptionKMSID: ignored, the volume is not encrypted"));
 }
 
 TEST(StageSpec, RadosNamespace)

@@ -132,20 +132,26 @@ TEST(VolumeContext, Mounter)
 	EXPECT_EQ(parseError({ { "mounter", "fuse" } }).code, Errc::InvalidArgument);
 }
 
-TEST(VolumeContext, EncryptedIsRefused)
+TEST(VolumeContext, EncryptionKeysAreKeptAsGiven)
 {
-	const Error error = parseError({ { "clusterID", "c" }, { "encrypted", "true" } });
-	EXPECT_EQ(error.code, Errc::InvalidArgument);
-	EXPECT_NE(error.message.find("encryption is not supported by rbd-volume yet"),
-		  std::string::npos)
-		<< error.message;
-
-	const Result<VolumeContext> plain = parseVolumeContext({
-		{ "encrypted", "false" },
-		{ "encryptionKMSID", "vault" },
+	const Result<VolumeContext> parsed = parseVolumeContext({
+		{ "encrypted", "true" },
+		{ "encryptionKMSID", "secrets-metadata" },
+		{ "encryptionType", "block" },
+		{ "encryptionCipher", "aes-xts-plain64" },
+		{ "encryptionKeySize", "256" },
 	});
-	ASSERT_TRUE(plain.has_value());
-	EXPECT_TRUE(mentions(plain->ignored, "encryptionKMSID: ignored, "));
+	ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+	EXPECT_TRUE(parsed->encryption.encrypted);
+	EXPECT_EQ(parsed->encryption.kmsId, "secrets-metadata");
+	EXPECT_EQ(parsed->encryption.type, "block");
+	EXPECT_EQ(parsed->encryption.cipher, "aes-xts-plain64");
+	EXPECT_EQ(parsed->encryption.keySize, "256");
+	EXPECT_TRUE(parsed->ignored.empty());
+
+	EXPECT_FALSE(parseVolumeContext({ { "encrypted", "false" } })->encryption.encrypted);
+	const Error error = parseError({ { "encrypted", "yes" } });
+	EXPECT_EQ(error.code, Errc::InvalidArgument);
 }
 
 TEST(VolumeContext, KnownKeysIgnored)
