@@ -157,7 +157,7 @@ namespace {
 
 /* A temporary file from `pattern` (…XXXXXX) holding `data` with `mode`, synced; its name. */
 Result<std::string> writeTemporary(std::string pattern, const std::string &dir,
-				   const std::string &data, mode_t mode)
+				   std::string_view data, mode_t mode)
 {
 	const UniqueFd fd(mkostemp(pattern.data(), O_CLOEXEC));
 	if (!fd.valid())
@@ -190,7 +190,7 @@ void syncDirectory(const std::string &dir)
 
 } /* namespace */
 
-Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode)
+Result<void> writeFileAtomic(const std::string &path, std::string_view data, mode_t mode)
 {
 	const std::string dir = paths::parentOf(path);
 	auto temp = writeTemporary(path + std::string(TempSuffix) + "XXXXXX", dir, data, mode);
@@ -205,7 +205,7 @@ Result<void> writeFileAtomic(const std::string &path, const std::string &data, m
 	return {};
 }
 
-Result<void> writeFileNew(const std::string &path, const std::string &data, mode_t mode)
+Result<void> writeFileNew(const std::string &path, std::string_view data, mode_t mode)
 {
 	const std::string dir = paths::parentOf(path);
 	const std::string base = path.substr(path.rfind('/') + 1);

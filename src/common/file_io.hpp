@@ -46,15 +46,19 @@ Result<uint64_t> blockDeviceSize(const std::string &path);
 /* "a FIFO", "a directory", "a block device", ... for a stat mode. */
 std::string fileTypeName(mode_t mode);
 
-/* Writes `data` to `path` atomically: temp file, fsync, rename, fsync the directory. */
-Result<void> writeFileAtomic(const std::string &path, const std::string &data, mode_t mode);
+/*
+ * Writes `data` to `path` atomically: temp file (mode 0600 until it is
+ * complete, then `mode`), fsync, rename, fsync the directory. `data` is
+ * written from where it is, never copied: a Secret's view() may be given.
+ */
+Result<void> writeFileAtomic(const std::string &path, std::string_view data, mode_t mode);
 
 /*
  * Writes `data` to `path` only if nothing is there: a hidden temporary file
  * beside it, synced, then link(2)ed to its name, so a reader sees all of it
  * or nothing, and a file already there is Errc::Conflict, never replaced.
  */
-Result<void> writeFileNew(const std::string &path, const std::string &data, mode_t mode);
+Result<void> writeFileNew(const std::string &path, std::string_view data, mode_t mode);
 
 /* A name writeFileAtomic() gives its temporary file (NAME.tmpXXXXXX): left by a crash. */
 bool isAtomicWriteTemporary(std::string_view name);
