@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Key rotation on a real LUKS2 header (a loop device): stopped after each
+ * step, as a crash would stop it, the header still opens with a key the
+ * operator holds in a file, and the same rotation run again finishes it.
+ */
+#include "host/key_rotation.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "host/drivers/fuse/loop_device.hpp"
+#include "integration_env.hpp"
+#include "shell.hpp"
+
+namespace rbdvolume {
+namespace {
+
+using testing::shellOk;
+
+LuksFormat quickFormat()
+{
+	LuksFormat format;
+	format.pbkdfIterations = 4;
+	format.pbkdfMemoryKiB = 32;
+	return format;
+}
+
+std::string readText(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream text;
+	text << in.rdbuf();
+	return text.str();
+}
+
+void writeKey(const std::string &path, const std::string &bytes, mode_t mode)
+{
+	std::ofstream(path) << bytes;
+	ASSERT_EQ(chmod(path.c_str(), mode), 0);
+}
+
+class KeyRotationTest : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		dir_ = testing::freshDir("rotation");
+		shellOk("truncate -s 32M " + dir_ + "/disk");
+		auto attached = attachLoop(dir_ + "/disk", false);
+		ASSERT_TRUE(attached) << attached.error().message;
+		device_ = *attached;
+		ASSERT_TRUE(formatLuks(device_, quickFormat(), Secret(std::string_view(OldKey))));
+		rotation_.device = device_;
+		rotation_.keyfile = dir_ + "/volume.key";
+		rotation_.newKeyfile = dir_ + "/new.key";
+		rotation_.format = quickFormat();
+		writeKey(rotation_.keyfile, OldKey, 0400);
+		writeKey(rotation_.newKeyfile, NewKey, 0600);
+	}
+	void TearDown() override
+	{
+		if (!device_.empty())
+			(void)detachLoop(device_);
+	}
+
+	bool opensWith(const std::string &key) const
+	{
+		return checkPassphrase(device_, Secret(std::string_view(key))).has_value();
+	}
+
+	static constexpr const char *OldKey = "the old key";
+	static constexpr const char *NewKey = "the new\nkey";
+	std::string dir_;
+	std::string device_;
+	KeyRotation rotation_;
+};
+
+} /* namespace */
+
+TEST_F(KeyRotationTest, AllStepsLeaveOnlyTheNewKeyInTheHeaderAndTheKeyfile)
+{
+	std::vector<std::string> lines;
+	auto rotated = rotateKey(
+		rotation_, RotationSteps, [&lines](RotationStep step, const std::string &detail) {
+			lines.push_back(std::string(rotationStepName(step)) + ": " + detail);
+		});
+	ASSERT_TRUE(rotated) << rotated.error().message;
+	EXPECT_EQ(lines, (std::vector<std::string>{ "add-key: key slot 1",
+						    "verify: the new key opens key slot 1",
+						    "remove-old: the old key opens no key slot",
+						    "replace: " + rotation_.keyfile }));
+	EXPECT_FALSE(opensWith(OldKey));
+	EXPECT_TRUE(opensWith(NewKey));
+	EXPECT_EQ(readLuksHeader(device_)->keyslots, std::vector<int>{ 1 });
+	EXPECT_EQ(readText(rotation_.keyfile), NewKey);
+	struct stat st {
+	};
+	ASSERT_EQ(stat(rotation_.keyfile.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 07777, 0400U) << "the keyfile's mode is kept";
+
+	/* Done is done: run again, nothing changes. */
+	ASSERT_TRUE(rotateKey(rotation_, RotationSteps, nullptr));
+	EXPECT_EQ(readLuksHeader(device_)->keyslots, std::vector<int>{ 1 });
+}
+
+TEST_F(KeyRotationTest, StoppedAfterAnyStepItOpensAndRunAgainItFinishes)
+{
+	for (size_t stop = 0; stop <= RotationSteps.size(); ++stop) {
+		SCOPED_TRACE("stopped after " + std::to_string(stop) + " steps");
+		if (stop != 0) /* a fresh header and keyfiles: the fixture made the first */
+			SetUp();
+		ASSERT_TRUE(rotateKey(rotation_, std::span(RotationSteps).first(stop), nullptr));
+		/* The keyfile's key opens the header, or else the new keyfile's does. */
+		const std::string inKeyfile = readText(rotation_.keyfile);
+		EXPECT_TRUE(opensWith(inKeyfile) || opensWith(NewKey));
+		EXPECT_EQ(opensWith(OldKey), stop < 3);
+		EXPECT_EQ(opensWith(NewKey), stop >= 1);
+		EXPECT_EQ(inKeyfile, stop < 4 ? OldKey : NewKey);
+
+		auto finished = rotateKey(rotation_, RotationSteps, nullptr);
+		ASSERT_TRUE(finished) << finished.error().message;
+		EXPECT_FALSE(opensWith(OldKey));
+		EXPECT_TRUE(opensWith(NewKey));
+		EXPECT_EQ(readLuksHeader(device_)->keyslots.size(), 1U);
+		EXPECT_EQ(readText(rotation_.keyfile), NewKey);
+		TearDown();
+		device_.clear();
+	}
+}
+
+TEST_F(KeyRotationTest, AKeyThatOpensNothingChangesNothing)
+{
+	writeKey(rotation_.keyfile, "not the key", 0600);
+	auto refused = rotateKey(rotation_, RotationSteps, nullptr);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code, Errc::PermissionDenied) << refused.error().message;
+	EXPECT_EQ(refused.error().message.rfind("add-key: ", 0), 0U) << refused.error().message;
+	EXPECT_EQ(readLuksHeader(device_)->keyslots, std::vector<int>{ 0 });
+	EXPECT_EQ(readText(rotation_.keyfile), "not the key");
+
+	writeKey(rotation_.newKeyfile, "loose", 0644);
+	auto unsafe = rotateKey(rotation_, RotationSteps, nullptr);
+	ASSERT_FALSE(unsafe);
+	EXPECT_NE(unsafe.error().message.find("new.key"), std::string::npos);
+}
+
+} /* namespace rbdvolume */
