@@ -6,11 +6,10 @@
 
 #include <sys/file.h>
 
+#include "cli/installed_spec.hpp"
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
-#include "config/spec_locate.hpp"
-#include "config/spec_parser.hpp"
 #include "engine/reconcile.hpp"
 #include "host/drivers/host_adapters.hpp"
 #include "host/fs_util.hpp"
@@ -48,18 +47,6 @@ public:
 	}
 };
 
-Result<VolumeSpec> specOf(const std::string &name)
-{
-	auto file = locateSpec(name, defaultSpecDirs());
-	if (!file)
-		return tl::make_unexpected(file.error());
-	SpecOutcome outcome = loadVolumeSpec(*file);
-	if (!outcome.ok())
-		return fail(Errc::InvalidArgument,
-			    "the spec is invalid: " + outcome.diagnostics.front().format());
-	return std::move(outcome.spec);
-}
-
 std::string conflictsText(const std::vector<Conflict> &conflicts)
 {
 	std::string text;
@@ -90,7 +77,7 @@ Result<OfflineDown> downWithoutDaemon(const std::string &name)
 	if (!config.ok())
 		return fail(Errc::InvalidArgument,
 			    "the daemon config is invalid: " + config.diagnostics.front().format());
-	auto spec = specOf(name);
+	auto spec = installedSpec(name);
 	if (!spec)
 		return tl::make_unexpected(spec.error());
 	/* First the intent: a daemon that starts later keeps the volume down. */
