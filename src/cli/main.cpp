@@ -22,7 +22,7 @@ struct Verb {
 	VerbFunction run;
 };
 
-constexpr std::array<Verb, 9> Verbs = { {
+constexpr std::array<Verb, 10> Verbs = { {
 	{ "check", "FILE|DIR...", "Validate volume specs offline (DIR: its *.toml files)",
 	  verbCheck },
 	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
@@ -37,6 +37,8 @@ constexpr std::array<Verb, 9> Verbs = { {
 	{ "reconcile", "[NAME]", "Run a pass now for one volume or all, and wait for it",
 	  verbReconcile },
 	{ "reload", "", "Make rbd-volumed re-read its spec directories", verbReload },
+	{ "rotate-key", "NAME --new-keyfile FILE",
+	  "Replace the key of a volume keyed by a keyfile (the volume up)", verbRotateKey },
 } };
 
 void printUsage(std::FILE *out)

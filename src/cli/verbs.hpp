@@ -46,4 +46,7 @@ int verbReconcile(std::span<const std::string_view> args);
 /* `reload` [--timeout S] [--verbose]: the daemon re-reads its spec directories. */
 int verbReload(std::span<const std::string_view> args);
 
+/* `rotate-key NAME --new-keyfile FILE`: the volume's keyfile key replaced, on this host. */
+int verbRotateKey(std::span<const std::string_view> args);
+
 } /* namespace rbdvolume::cli */

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `rbd-volumectl rotate-key NAME --new-keyfile FILE`: a new key for a volume
+ * keyed by a keyfile, on this host, without the daemon (host/key_rotation:
+ * its steps, their order and why a crash anywhere leaves a volume that
+ * opens). The volume must be up: the header is the mapped image's.
+ */
+#include <cstdio>
+#include <unistd.h>
+
+#include "cli/installed_spec.hpp"
+#include "cli/verb_options.hpp"
+#include "cli/verbs.hpp"
+#include "common/volume_name.hpp"
+#include "engine/model.hpp"
+#include "host/crypt_devices.hpp"
+#include "host/key_rotation.hpp"
+#include "journal/log.hpp"
+
+namespace rbdvolume::cli {
+
+namespace {
+
+constexpr std::string_view Verb = "rotate-key";
+constexpr std::string_view Synopsis = "NAME --new-keyfile FILE";
+
+struct RotateArgs {
+	std::string name;
+	std::string newKeyfile;
+};
+
+Result<RotateArgs> parseArgs(std::span<const std::string_view> args)
+{
+	RotateArgs out;
+	for (size_t i = 0; i < args.size(); ++i) {
+		const std::string_view arg = args[i];
+		if (arg == "--new-keyfile" && i + 1 < args.size())
+			out.newKeyfile = args[++i];
+		else if (arg.starts_with("--new-keyfile="))
+			out.newKeyfile = arg.substr(arg.find('=') + 1);
+		else if (arg.starts_with("-"))
+			return fail(Errc::InvalidArgument,
+				    "unknown option '" + std::string(arg) + "'");
+		else if (out.name.empty())
+			out.name = arg;
+		else
+			return fail(Errc::InvalidArgument, "one volume at a time");
+	}
+	if (out.name.empty() || out.newKeyfile.empty())
+		return fail(Errc::InvalidArgument, "a volume name and --new-keyfile are required");
+	if (auto problem = volumeNameProblem(out.name))
+		return fail(Errc::InvalidArgument, *problem);
+	return out;
+}
+
+/* Only a keyfile's key is rotated here; the other sources keep theirs elsewhere. */
+Result<void> checkKeySource(const VolumeSpec &spec)
+{
+	if (!spec.encryption)
+		return fail(Errc::InvalidArgument, "volume '" + spec.name + "' is not encrypted");
+	if (spec.encryption->givenAtUp)
+		return fail(Errc::InvalidArgument,
+			    "volume '" + spec.name +
+				    "' gets its passphrase with each up request (given-at-up); "
+				    "rotate it where it is kept");
+	if (spec.encryption->source == KeySource::ImageMetadata)
+		return fail(Errc::InvalidArgument,
+			    "volume '" + spec.name +
+				    "' is keyed by a data key in its image's metadata; rotate-key "
+				    "rotates keyfile keys");
+	return {};
+}
+
+/* The device under the volume's open mapping. */
+Result<std::string> mappedDevice(const std::string &name)
+{
+	for (const CryptMapping &mapping : listCryptMappings()) {
+		if (mapping.name == cryptNameOf(name))
+			return mapping.backing;
+	}
+	return fail(Errc::Conflict, "volume '" + name + "' is not open (no " + cryptDeviceOf(name) +
+					    "): rotate-key changes the header of its mapped "
+					    "image; bring the volume up first");
+}
+
+/* Where the key of a volume keyed by a keyfile is rotated: its open mapping's device. */
+Result<std::string> rotationDevice(const VolumeSpec &spec)
+{
+	if (auto source = checkKeySource(spec); !source)
+		return tl::make_unexpected(source.error());
+	return mappedDevice(spec.name);
+}
+
+void record(const VolumeSpec &spec, const std::string &device, RotationStep step,
+	    const std::string &detail)
+{
+	log::Line line;
+	line.message =
+		"volume '" + spec.name + "': rotate-key " + rotationStepName(step) + ": " + detail;
+	line.fields = { { "RBDV_VOLUME", spec.name },
+			{ "RBDV_STEP", std::string("rotate-key-") + rotationStepName(step) },
+			{ "RBDV_IMAGE", spec.image.display() },
+			{ "RBDV_RESULT", "changed" },
+			{ "RBDV_DEVICE", device },
+			{ "RBDV_DETAIL", detail } };
+	log::write(line);
+}
+
+} /* namespace */
+
+int verbRotateKey(std::span<const std::string_view> args)
+{
+	auto parsed = parseArgs(args);
+	if (!parsed)
+		return usageError(Verb, parsed.error().message, Synopsis);
+	if (geteuid() != 0) {
+		std::fprintf(stderr,
+			     "rbd-volumectl rotate-key: changing a volume's key needs root\n");
+		return ExitDenied;
+	}
+	auto spec = installedSpec(parsed->name);
+	auto device = spec ? rotationDevice(*spec)
+			   : Result<std::string>(tl::make_unexpected(spec.error()));
+	if (!device) {
+		std::fprintf(stderr, "rbd-volumectl rotate-key %s: %s\n", parsed->name.c_str(),
+			     device.error().message.c_str());
+		return device.error().code == Errc::NotFound ? ExitNoVolume : ExitFailure;
+	}
+
+	KeyRotation rotation;
+	rotation.device = *device;
+	rotation.keyfile = spec->encryption->keyfile;
+	rotation.newKeyfile = parsed->newKeyfile;
+	rotation.format.pbkdf = pbkdfName(spec->encryption->pbkdf);
+	/* The record goes to the journal, what the operator reads to the terminal. */
+	log::setTarget(log::Target::Journal);
+	auto rotated = rotateKey(rotation, RotationSteps,
+				 [&](RotationStep step, const std::string &detail) {
+					 std::printf("%s: %s: %s\n", spec->name.c_str(),
+						     rotationStepName(step), detail.c_str());
+					 record(*spec, *device, step, detail);
+				 });
+	if (!rotated) {
+		log::error("volume '" + spec->name +
+			   "': rotate-key failed: " + rotated.error().message);
+		std::fprintf(stderr,
+			     "rbd-volumectl rotate-key %s: %s\nThe volume opens with the key of "
+			     "%s or of %s; the same command again finishes the rotation.\n",
+			     spec->name.c_str(), rotated.error().message.c_str(),
+			     rotation.keyfile.c_str(), rotation.newKeyfile.c_str());
+		return ExitFailure;
+	}
+	std::printf("%s: the key of %s is the only one that opens it\n", spec->name.c_str(),
+		    rotation.keyfile.c_str());
+	return ExitOk;
+}
+
+} /* namespace rbdvolume::cli */
