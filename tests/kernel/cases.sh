@@ -305,8 +305,9 @@ secret_nowhere() { # secret_nowhere WHAT SECRET
 
 # A fresh image with [encryption]: a LUKS2 header on the image, the filesystem
 # on /dev/mapper/rbdv-NAME, data across down/up, no plaintext in the image.
+# Then rotate-key: only the new key opens the header, and the volume with it.
 case_crypt_round_trip() {
-	local sum header
+	local sum header old out
 	in_ct modprobe -a rbd dm_crypt
 	put_key kc
 	kspec kc krbd ext4 crypt=/etc/rbd-volume/keys/kc.key
@@ -333,6 +334,26 @@ case_crypt_round_trip() {
 	start_units rbd-volume@kc.service
 	[ "$(read_sum kc data)" = "$sum" ] || fail "data changed across down/up"
 	key_nowhere kc
+
+	# rotate-key: the new key in the header and in the keyfile, the old one nowhere
+	old=$(key_of kc)
+	put_key kc-new
+	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-new.key) || fail "rotate-key failed: $out"
+	sys_log "rotate-key: $(echo "$out" | tr '\n' ';')"
+	[ "$(key_of kc)" = "$(key_of kc-new)" ] || fail "the keyfile does not hold the new key"
+	[ "$(in_ct stat -c %a /etc/rbd-volume/keys/kc.key)" = 600 ] || fail "the keyfile's mode changed"
+	[ "$(in_ct journalctl --no-pager -q -o cat RBDV_VOLUME=kc RBDV_STEP=rotate-key-remove-old | wc -l)" = 1 ] ||
+		fail "no journal record of the old key's removal"
+	stop_units rbd-volume@kc.service
+	key_of kc >"$SYS_WORK/kc.newkey"
+	printf %s "$old" >"$SYS_WORK/kc.oldkey"
+	header_opens_with kc "$SYS_WORK/kc.newkey" || fail "the new key does not open the header"
+	! header_opens_with kc "$SYS_WORK/kc.oldkey" 2>/dev/null || fail "the old key still opens the header"
+	rm -f "$SYS_WORK/kc.newkey" "$SYS_WORK/kc.oldkey"
+	start_units rbd-volume@kc.service
+	[ "$(read_sum kc data)" = "$sum" ] || fail "data changed across the rotation"
+	key_nowhere kc
+	secret_nowhere "the old key of kc" "$old"
 	stop_units rbd-volume@kc.service
 }
 
