@@ -15,20 +15,14 @@
 
 #include "host/drivers/fuse/loop_device.hpp"
 #include "integration_env.hpp"
+#include "quick_luks.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume {
 namespace {
 
+using testing::quickLuksFormat;
 using testing::shellOk;
-
-LuksFormat quickFormat()
-{
-	LuksFormat format;
-	format.pbkdfIterations = 4;
-	format.pbkdfMemoryKiB = 32;
-	return format;
-}
 
 std::string readText(const std::string &path)
 {
@@ -54,11 +48,12 @@ protected:
 		auto attached = attachLoop(dir_ + "/disk", false);
 		ASSERT_TRUE(attached) << attached.error().message;
 		device_ = *attached;
-		ASSERT_TRUE(formatLuks(device_, quickFormat(), Secret(std::string_view(OldKey))));
+		ASSERT_TRUE(
+			formatLuks(device_, quickLuksFormat(), Secret(std::string_view(OldKey))));
 		rotation_.device = device_;
 		rotation_.keyfile = dir_ + "/volume.key";
 		rotation_.newKeyfile = dir_ + "/new.key";
-		rotation_.format = quickFormat();
+		rotation_.format = quickLuksFormat();
 		writeKey(rotation_.keyfile, OldKey, 0400);
 		writeKey(rotation_.newKeyfile, NewKey, 0600);
 	}

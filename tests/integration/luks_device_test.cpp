@@ -13,21 +13,14 @@
 
 #include "host/drivers/fuse/loop_device.hpp"
 #include "integration_env.hpp"
+#include "quick_luks.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume {
 namespace {
 
+using testing::quickLuksFormat;
 using testing::shellOk;
-
-/* A cheap key derivation: the tests time nothing, and argon2's default costs 2 s a slot. */
-LuksFormat quickFormat()
-{
-	LuksFormat format;
-	format.pbkdfIterations = 4;
-	format.pbkdfMemoryKiB = 32;
-	return format;
-}
 
 class LuksDevice : public ::testing::Test
 {
@@ -53,7 +46,7 @@ protected:
 TEST_F(LuksDevice, FormatWritesALuks2HeaderWithOneSlotThePassphraseOpens)
 {
 	EXPECT_EQ(readLuksHeader(device_).error().code, Errc::NotFound) << "blank before";
-	auto formatted = formatLuks(device_, quickFormat(), first_);
+	auto formatted = formatLuks(device_, quickLuksFormat(), first_);
 	ASSERT_TRUE(formatted) << formatted.error().message;
 
 	auto header = readLuksHeader(device_);
@@ -79,7 +72,7 @@ TEST_F(LuksDevice, FormatWritesALuks2HeaderWithOneSlotThePassphraseOpens)
 
 TEST_F(LuksDevice, ThePassphraseIsItsExactBytes)
 {
-	ASSERT_TRUE(formatLuks(device_, quickFormat(), second_));
+	ASSERT_TRUE(formatLuks(device_, quickLuksFormat(), second_));
 	EXPECT_EQ(checkPassphrase(device_, second_).value_or(-1), 0);
 	const Secret truncated(second_.view().substr(0, 17)); /* up to its NUL */
 	EXPECT_FALSE(checkPassphrase(device_, truncated));
@@ -87,17 +80,17 @@ TEST_F(LuksDevice, ThePassphraseIsItsExactBytes)
 	const std::string keyFile = testing::freshDir("luks-key") + "/key";
 	shellOk("printf 'first passphrase' > " + keyFile);
 	shellOk("wipefs -a -q " + device_);
-	ASSERT_TRUE(formatLuks(device_, quickFormat(), first_));
+	ASSERT_TRUE(formatLuks(device_, quickLuksFormat(), first_));
 	shellOk("cryptsetup open --test-passphrase --key-file " + keyFile + " " + device_);
 }
 
 TEST_F(LuksDevice, APassphraseIsAddedThenTheOldOneRemovedEachStepRepeatable)
 {
-	ASSERT_TRUE(formatLuks(device_, quickFormat(), first_));
-	auto added = addPassphrase(device_, first_, second_, quickFormat());
+	ASSERT_TRUE(formatLuks(device_, quickLuksFormat(), first_));
+	auto added = addPassphrase(device_, first_, second_, quickLuksFormat());
 	ASSERT_TRUE(added) << added.error().message;
 	EXPECT_EQ(*added, 1);
-	EXPECT_EQ(addPassphrase(device_, first_, second_, quickFormat()).value_or(-1), 1)
+	EXPECT_EQ(addPassphrase(device_, first_, second_, quickLuksFormat()).value_or(-1), 1)
 		<< "a second add finds the slot the first made";
 	EXPECT_EQ(readLuksHeader(device_)->keyslots, (std::vector<int>{ 0, 1 }));
 
@@ -121,15 +114,15 @@ TEST_F(LuksDevice, FormatRefusesADeviceWithASignatureAndLeavesItAsItWas)
 {
 	shellOk("mkfs.ext4 -q " + device_);
 	const std::string before = shellOk("sha256sum < " + device_);
-	auto formatted = formatLuks(device_, quickFormat(), first_);
+	auto formatted = formatLuks(device_, quickLuksFormat(), first_);
 	ASSERT_FALSE(formatted);
 	EXPECT_EQ(formatted.error().code, Errc::Conflict) << formatted.error().message;
 	EXPECT_NE(formatted.error().message.find("ext4"), std::string::npos);
 	EXPECT_EQ(shellOk("sha256sum < " + device_), before);
 
 	shellOk("wipefs -a -q " + device_);
-	ASSERT_TRUE(formatLuks(device_, quickFormat(), first_));
-	auto again = formatLuks(device_, quickFormat(), second_);
+	ASSERT_TRUE(formatLuks(device_, quickLuksFormat(), first_));
+	auto again = formatLuks(device_, quickLuksFormat(), second_);
 	ASSERT_FALSE(again) << "never a second header over the first";
 	EXPECT_EQ(again.error().code, Errc::Conflict);
 	EXPECT_EQ(checkPassphrase(device_, first_).value_or(-1), 0);
