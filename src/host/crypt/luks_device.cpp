@@ -407,4 +407,145 @@ Result<void> removePassphrase(const std::string &device, const Secret &kept, con
 		});
 }
 
+namespace {
+
+constexpr std::string_view RotationTokenType = "rbd-volume-rotation";
+/* LUKS2's most tokens; crypt_token_status() answers INVALID past the last. */
+constexpr int MaxTokens = 32;
+
+/* The token of ours and the slot it records; token -1 when there is none. */
+struct RotationToken {
+	int token = -1;
+	int slot = -1;
+};
+
+/* The digits after "retiring" in a token's JSON, however the library spaced it. */
+int slotIn(std::string_view json)
+{
+	const size_t key = json.find("\"retiring\"");
+	if (key == std::string_view::npos)
+		return -1;
+	size_t at = json.find_first_of("0123456789", key + 10);
+	int slot = 0;
+	bool digits = false;
+	for (; at < json.size() && json[at] >= '0' && json[at] <= '9' && slot < 1000; ++at) {
+		slot = slot * 10 + (json[at] - '0');
+		digits = true;
+	}
+	return digits ? slot : -1;
+}
+
+Result<RotationToken> findRotationToken(const Crypt &crypt, const std::string &device)
+{
+	for (int token = 0; token < MaxTokens; ++token) {
+		const char *type = nullptr;
+		const crypt_token_info info = crypt_token_status(crypt.get(), token, &type);
+		if (info == CRYPT_TOKEN_INVALID)
+			break;
+		if (info == CRYPT_TOKEN_INACTIVE || type == nullptr || type != RotationTokenType)
+			continue;
+		const char *json = nullptr;
+		if (const int rc = crypt_token_json_get(crypt.get(), token, &json); rc < 0)
+			return tl::make_unexpected(crypt.error(
+				Errc::Io,
+				"reading token " + std::to_string(token) + " of " + device, rc));
+		const int slot = slotIn(json == nullptr ? "" : json);
+		if (slot < 0)
+			return fail(Errc::Io, "token " + std::to_string(token) + " of " + device +
+						      " records no retiring key slot");
+		return RotationToken{ token, slot };
+	}
+	return RotationToken{};
+}
+
+} /* namespace */
+
+Result<std::optional<int>> retiringKeySlot(const std::string &device, LuksLimits limits)
+{
+	return onDevice<std::optional<int>>(
+		device, limits, "reading the key rotation of " + device,
+		[device]() -> Result<std::optional<int>> {
+			auto crypt = loadDevice(device);
+			if (!crypt)
+				return tl::make_unexpected(crypt.error());
+			auto found = findRotationToken(*crypt, device);
+			if (!found)
+				return tl::make_unexpected(found.error());
+			if (found->token < 0)
+				return std::optional<int>();
+			return std::optional<int>(found->slot);
+		});
+}
+
+Result<void> markKeySlotRetiring(const std::string &device, int slot, LuksLimits limits)
+{
+	return onDevice<void>(
+		device, limits, "recording the key rotation of " + device,
+		[device, slot]() -> Result<void> {
+			auto crypt = loadDevice(device);
+			if (!crypt)
+				return tl::make_unexpected(crypt.error());
+			auto found = findRotationToken(*crypt, device);
+			if (!found)
+				return tl::make_unexpected(found.error());
+			const std::string json = R"({"type":")" + std::string(RotationTokenType) +
+						 R"(","keyslots":[],"retiring":")" +
+						 std::to_string(slot) + R"("})";
+			const int token = found->token < 0 ? CRYPT_ANY_TOKEN : found->token;
+			if (const int rc = crypt_token_json_set(crypt->get(), token, json.c_str());
+			    rc < 0)
+				return tl::make_unexpected(crypt->error(
+					Errc::Io, "recording the key rotation of " + device, rc));
+			return {};
+		});
+}
+
+Result<void> retireKeySlot(const std::string &device, int slot, const Secret &kept,
+			   LuksLimits limits)
+{
+	return onDevice<void>(
+		device, limits, "retiring key slot " + std::to_string(slot) + " of " + device,
+		[device, slot, keep = copyOf(kept)]() -> Result<void> {
+			auto crypt = loadDevice(device);
+			if (!crypt)
+				return tl::make_unexpected(crypt.error());
+			const int keptSlot = findSlot(*crypt, *keep);
+			if (keptSlot < 0)
+				return tl::make_unexpected(
+					crypt->error(passphraseErrc(keptSlot),
+						     "the key to keep opens no key slot of " +
+							     device + "; nothing removed",
+						     keptSlot));
+			if (keptSlot == slot)
+				return fail(Errc::Conflict, "the key to keep opens key slot " +
+								    std::to_string(slot) + " of " +
+								    device +
+								    ", the one to retire; nothing "
+								    "removed");
+			const crypt_keyslot_info status = crypt_keyslot_status(crypt->get(), slot);
+			if (status != CRYPT_SLOT_INACTIVE && status != CRYPT_SLOT_INVALID) {
+				if (const int rc = crypt_keyslot_destroy(crypt->get(), slot);
+				    rc < 0)
+					return tl::make_unexpected(crypt->error(
+						Errc::Io,
+						"removing key slot " + std::to_string(slot) +
+							" of " + device,
+						rc));
+			}
+			auto found = findRotationToken(*crypt, device);
+			if (!found)
+				return tl::make_unexpected(found.error());
+			if (found->token >= 0) {
+				if (const int rc = crypt_token_json_set(crypt->get(), found->token,
+									nullptr);
+				    rc < 0)
+					return tl::make_unexpected(crypt->error(
+						Errc::Io,
+						"dropping the key rotation record of " + device,
+						rc));
+			}
+			return {};
+		});
+}
+
 } /* namespace rbdvolume */

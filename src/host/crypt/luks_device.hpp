@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,5 +88,21 @@ Result<int> addPassphrase(const std::string &device, const Secret &existing, con
 /* Frees the slot `removed` opens, once `kept` is known to open another. */
 Result<void> removePassphrase(const std::string &device, const Secret &kept, const Secret &removed,
 			      LuksLimits limits = {});
+
+/*
+ * A key slot a key rotation of ours is retiring, recorded in the header
+ * itself (a LUKS2 token of type "rbd-volume-rotation"), so that a rotation
+ * cut short after its keyfile changed still knows which slot to destroy.
+ * nullopt when none is recorded.
+ */
+Result<std::optional<int>> retiringKeySlot(const std::string &device, LuksLimits limits = {});
+/* Records `slot` as retiring, in place of any earlier record. */
+Result<void> markKeySlotRetiring(const std::string &device, int slot, LuksLimits limits = {});
+/*
+ * Destroys `slot` (unless gone already), once `kept` is known to open
+ * another slot, then drops the record. Conflict when `kept` opens `slot`.
+ */
+Result<void> retireKeySlot(const std::string &device, int slot, const Secret &kept,
+			   LuksLimits limits = {});
 
 } /* namespace rbdvolume */
