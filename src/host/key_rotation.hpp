@@ -2,19 +2,20 @@
 /*
  * Rotating the key of a volume keyed by a keyfile: the bytes of a new
  * keyfile take the place of the old ones, in the LUKS header and in the
- * volume's keyfile. Four steps, each idempotent, in an order that keeps a
- * key the operator holds in a file opening the header at every instant:
+ * volume's keyfile. Five steps, each idempotent, in an order that keeps the
+ * volume's keyfile opening the header at every instant:
  *
  *   add-key     a key slot for the new key, unlocked by the old one
  *   verify      the new key opens that slot
- *   remove-old  the old key's slot destroyed (never the new key's)
+ *   mark-old    the old key's slot recorded in the header as retiring
  *   replace     the volume's keyfile rewritten with the new bytes (atomically)
+ *   remove-old  the recorded slot destroyed (never the new key's), the record dropped
  *
- * Interrupted anywhere, the same rotation run again finishes it. Until
- * then the header opens with the new key, and before remove-old with the old
- * one too; between remove-old and replace only the new keyfile opens it.
- * The device is the mapped image under the volume's open mapping: a key
- * slot changes nothing of an active mapping.
+ * Interrupted anywhere, the same rotation run again finishes it: before
+ * replace it starts over (each step finds its work done), after it the
+ * record in the header names the slot still to destroy. The device is the
+ * mapped image under the volume's open mapping: a key slot changes nothing
+ * of an active mapping.
  */
 #pragma once
 
@@ -29,13 +30,11 @@
 
 namespace rbdvolume {
 
-enum class RotationStep : uint8_t { AddKey, Verify, RemoveOld, Replace };
+enum class RotationStep : uint8_t { AddKey, Verify, MarkOld, Replace, RemoveOld };
 
-inline constexpr std::array<RotationStep, 4> RotationSteps = {
-	RotationStep::AddKey,
-	RotationStep::Verify,
-	RotationStep::RemoveOld,
-	RotationStep::Replace,
+inline constexpr std::array<RotationStep, 5> RotationSteps = {
+	RotationStep::AddKey,  RotationStep::Verify,	RotationStep::MarkOld,
+	RotationStep::Replace, RotationStep::RemoveOld,
 };
 
 const char *rotationStepName(RotationStep step);
@@ -54,7 +53,8 @@ using RotationProgress = std::function<void(RotationStep step, const std::string
 /*
  * Runs `steps` (RotationSteps but in tests, which stop part way) in order.
  * Both keyfiles are read as readKeyfile() reads them, before any step. A
- * keyfile that already holds the new key is a rotation done: nothing runs.
+ * keyfile that already holds the new key is a rotation past replace: only
+ * remove-old runs, when the header still records a retiring slot.
  */
 Result<void> rotateKey(const KeyRotation &rotation, std::span<const RotationStep> steps,
 		       const RotationProgress &progress);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Key rotation on a real LUKS2 header (a loop device): stopped after each
- * step, as a crash would stop it, the header still opens with a key the
- * operator holds in a file, and the same rotation run again finishes it.
+ * step, as a crash would stop it, the header still opens with the volume's
+ * keyfile, and the same rotation run again finishes it.
  */
 #include "host/key_rotation.hpp"
 
@@ -85,14 +85,19 @@ TEST_F(KeyRotationTest, AllStepsLeaveOnlyTheNewKeyInTheHeaderAndTheKeyfile)
 			lines.push_back(std::string(rotationStepName(step)) + ": " + detail);
 		});
 	ASSERT_TRUE(rotated) << rotated.error().message;
-	EXPECT_EQ(lines, (std::vector<std::string>{ "add-key: key slot 1",
-						    "verify: the new key opens key slot 1",
-						    "remove-old: the old key opens no key slot",
-						    "replace: " + rotation_.keyfile }));
+	EXPECT_EQ(lines, (std::vector<std::string>{
+				 "add-key: key slot 1", "verify: the new key opens key slot 1",
+				 "mark-old: key slot 0 retiring", "replace: " + rotation_.keyfile,
+				 "remove-old: key slot 0 destroyed" }));
 	EXPECT_FALSE(opensWith(OldKey));
 	EXPECT_TRUE(opensWith(NewKey));
 	EXPECT_EQ(readLuksHeader(device_)->keyslots, std::vector<int>{ 1 });
 	EXPECT_EQ(readText(rotation_.keyfile), NewKey);
+	auto mark = retiringKeySlot(device_);
+	ASSERT_TRUE(mark) << mark.error().message;
+	EXPECT_FALSE(*mark) << "the record is dropped";
+	EXPECT_EQ(shellOk("cryptsetup luksDump " + device_).find("rbd-volume-rotation"),
+		  std::string::npos);
 	struct stat st {
 	};
 	ASSERT_EQ(stat(rotation_.keyfile.c_str(), &st), 0);
@@ -110,12 +115,20 @@ TEST_F(KeyRotationTest, StoppedAfterAnyStepItOpensAndRunAgainItFinishes)
 		if (stop != 0) /* a fresh header and keyfiles: the fixture made the first */
 			SetUp();
 		ASSERT_TRUE(rotateKey(rotation_, std::span(RotationSteps).first(stop), nullptr));
-		/* The keyfile's key opens the header, or else the new keyfile's does. */
+		/* Whatever the keyfile holds opens the header: the volume can always be opened. */
 		const std::string inKeyfile = readText(rotation_.keyfile);
-		EXPECT_TRUE(opensWith(inKeyfile) || opensWith(NewKey));
-		EXPECT_EQ(opensWith(OldKey), stop < 3);
-		EXPECT_EQ(opensWith(NewKey), stop >= 1);
+		EXPECT_TRUE(opensWith(inKeyfile));
 		EXPECT_EQ(inKeyfile, stop < 4 ? OldKey : NewKey);
+		EXPECT_EQ(opensWith(OldKey), stop < 5);
+		EXPECT_EQ(opensWith(NewKey), stop >= 1);
+		auto mark = retiringKeySlot(device_);
+		ASSERT_TRUE(mark) << mark.error().message;
+		EXPECT_EQ(mark->has_value(), stop >= 3 && stop < 5);
+		if (mark->has_value()) {
+			EXPECT_NE(shellOk("cryptsetup luksDump " + device_)
+					  .find("rbd-volume-rotation"),
+				  std::string::npos);
+		}
 
 		auto finished = rotateKey(rotation_, RotationSteps, nullptr);
 		ASSERT_TRUE(finished) << finished.error().message;
@@ -123,6 +136,7 @@ TEST_F(KeyRotationTest, StoppedAfterAnyStepItOpensAndRunAgainItFinishes)
 		EXPECT_TRUE(opensWith(NewKey));
 		EXPECT_EQ(readLuksHeader(device_)->keyslots.size(), 1U);
 		EXPECT_EQ(readText(rotation_.keyfile), NewKey);
+		EXPECT_FALSE(retiringKeySlot(device_).value_or(1).has_value());
 		TearDown();
 		device_.clear();
 	}
