@@ -6,12 +6,18 @@
  * opens). The volume must be up: the header is the mapped image's.
  */
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include "cli/installed_spec.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "common/volume_name.hpp"
+#include "config/spec_locate.hpp"
+#include "config/spec_parser.hpp"
 #include "engine/model.hpp"
 #include "host/crypt_devices.hpp"
 #include "host/key_rotation.hpp"
@@ -83,11 +89,54 @@ Result<std::string> mappedDevice(const std::string &name)
 					    "image; bring the volume up first");
 }
 
+bool sameFile(const std::string &a, const std::string &b)
+{
+	struct stat first {
+	};
+	struct stat second {
+	};
+	return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 &&
+	       first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+/*
+ * Rewriting a keyfile another volume also reads would lock that volume out
+ * at its next open: refused, naming it.
+ */
+Result<void> keyfileNotShared(const VolumeSpec &spec)
+{
+	for (const std::string &dir : defaultSpecDirs()) {
+		std::error_code error;
+		/* increment(error), not ++: a directory that changes under us throws no exception. */
+		for (std::filesystem::directory_iterator it(dir, error);
+		     !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+			const std::string file = it->path().string();
+			if (!isSpecFileName(it->path().filename().string()))
+				continue;
+			const SpecOutcome other = loadVolumeSpec(file);
+			if (other.spec.name == spec.name || !other.spec.encryption ||
+			    other.spec.encryption->givenAtUp ||
+			    !sameFile(other.spec.encryption->keyfile, spec.encryption->keyfile))
+				continue;
+			return fail(
+				Errc::Conflict,
+				"its keyfile " + spec.encryption->keyfile +
+					" is also the key of volume '" + other.spec.name + "' (" +
+					file +
+					"), which the rotation would lock out; give each volume a "
+					"keyfile of its own first");
+		}
+	}
+	return {};
+}
+
 /* Where the key of a volume keyed by a keyfile is rotated: its open mapping's device. */
 Result<std::string> rotationDevice(const VolumeSpec &spec)
 {
 	if (auto source = checkKeySource(spec); !source)
 		return tl::make_unexpected(source.error());
+	if (auto alone = keyfileNotShared(spec); !alone)
+		return tl::make_unexpected(alone.error());
 	return mappedDevice(spec.name);
 }
 
@@ -150,8 +199,8 @@ int verbRotateKey(std::span<const std::string_view> args)
 			     rotation.keyfile.c_str(), rotation.newKeyfile.c_str());
 		return ExitFailure;
 	}
-	std::printf("%s: the key of %s is the only one that opens it\n", spec->name.c_str(),
-		    rotation.keyfile.c_str());
+	std::printf("%s: rotated; %s holds the new key, the old key's slot is gone\n",
+		    spec->name.c_str(), rotation.keyfile.c_str());
 	return ExitOk;
 }
 
