@@ -170,22 +170,26 @@ Result<std::string> HostCryptDevices::formatHeader(const CryptRequest &request,
 			return tl::make_unexpected(zeroed.error());
 		header = fail(Errc::NotFound, "no key slot");
 	}
-	auto key = header ? keys_.existing(request) : keys_.forFormat(request);
-	if (!key)
-		return tl::make_unexpected(key.error());
-	if (!header) {
-		if (auto made = formatLuks(device, luksFormatOf(request.encryption), *key, limits);
-		    !made)
-			return tl::make_unexpected(made.error());
-	}
 	auto mapped = openedOver(request, device);
 	if (!mapped)
 		return tl::make_unexpected(mapped.error());
-	if (!*mapped) {
-		auto opened = openWith(request, device, *key);
-		if (!opened)
-			return tl::make_unexpected(opened.error());
-		*mapped = std::move(*opened);
+	/* A format cut short after its open needs no key to be finished. */
+	if (!header || !*mapped) {
+		auto key = header ? keys_.existing(request) : keys_.forFormat(request);
+		if (!key)
+			return tl::make_unexpected(key.error());
+		if (!header) {
+			if (auto made = formatLuks(device, luksFormatOf(request.encryption), *key,
+						   limits);
+			    !made)
+				return tl::make_unexpected(made.error());
+		}
+		if (!*mapped) {
+			auto opened = openWith(request, device, *key);
+			if (!opened)
+				return tl::make_unexpected(opened.error());
+			*mapped = std::move(*opened);
+		}
 	}
 	if (auto zeroed = zeroBlankRegions(**mapped, deviceTimeout_); !zeroed)
 		return tl::make_unexpected(zeroed.error());

@@ -32,6 +32,17 @@ tl::unexpected<Error> withContext(const Error &error, const CryptRequest &reques
 		    error.sysErrno);
 }
 
+/*
+ * ceph-csi keeps an encrypted volume's state in its image's metadata: for a
+ * data key kept there, and for every volume its node stages (given at up).
+ * A keyfile of the operator's leaves the image's metadata untouched.
+ */
+bool keepsState(const CryptRequest &request)
+{
+	return request.encryption.source == KeySource::ImageMetadata ||
+	       request.encryption.givenAtUp;
+}
+
 } /* namespace */
 
 Result<std::optional<std::string>> VolumeKeys::stored(const CryptRequest &request,
@@ -50,44 +61,58 @@ Result<Secret> VolumeKeys::secretOf(const CryptRequest &request) const
 	return readKeyfile(request.encryption.keyfile);
 }
 
+Result<std::optional<Secret>> VolumeKeys::unwrapped(const CryptRequest &request,
+						    const Secret &passphrase)
+{
+	auto wrapped = stored(request, DataKeyMetadataKey, LegacyDataKeyMetadataKey);
+	if (!wrapped)
+		return tl::make_unexpected(wrapped.error());
+	if (!*wrapped)
+		return std::optional<Secret>();
+	auto key = unwrapDataKey(**wrapped, passphrase, volumeIdOf(request));
+	if (!key)
+		return withContext(key.error(), request);
+	return std::optional<Secret>(std::move(*key));
+}
+
 Result<Secret> VolumeKeys::existing(const CryptRequest &request)
 {
 	auto passphrase = secretOf(request);
 	if (!passphrase || request.encryption.source == KeySource::Keyfile)
 		return passphrase;
-	auto wrapped = stored(request, DataKeyMetadataKey, LegacyDataKeyMetadataKey);
-	if (!wrapped)
-		return tl::make_unexpected(wrapped.error());
-	if (!*wrapped)
-		return fail(Errc::NotFound,
+	auto key = unwrapped(request, *passphrase);
+	if (!key)
+		return tl::make_unexpected(key.error());
+	if (!*key)
+		return fail(Errc::Conflict,
 			    "volume '" + request.volume + "': image " + request.image.display() +
 				    " keeps no '" + std::string(DataKeyMetadataKey) +
 				    "' in its metadata: no data key to open it with");
-	auto key = unwrapDataKey(**wrapped, *passphrase, volumeIdOf(request));
-	if (!key)
-		return withContext(key.error(), request);
-	return key;
+	return std::move(**key);
 }
 
 Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
 {
-	if (request.encryption.source == KeySource::Keyfile)
-		return existing(request);
-	auto state = stored(request, EncryptionStateMetadataKey, LegacyEncryptionStateMetadataKey);
-	if (!state)
-		return tl::make_unexpected(state.error());
-	if (*state && **state == EncryptionDone)
-		return fail(Errc::Conflict,
-			    "volume '" + request.volume + "': the metadata of image " +
-				    request.image.display() +
-				    " says it is encrypted, but it has no "
-				    "LUKS header; not writing a new one over what is left");
-	auto key = existing(request);
-	if (key || key.error().code != Errc::NotFound)
-		return key;
+	if (keepsState(request)) {
+		auto state = stored(request, EncryptionStateMetadataKey,
+				    LegacyEncryptionStateMetadataKey);
+		if (!state)
+			return tl::make_unexpected(state.error());
+		if (*state && **state == EncryptionDone)
+			return fail(Errc::Conflict,
+				    "volume '" + request.volume + "': the metadata of image " +
+					    request.image.display() +
+					    " says it is encrypted, but it has no LUKS header; not "
+					    "writing a new one over what is left");
+	}
 	auto passphrase = secretOf(request);
-	if (!passphrase)
-		return tl::make_unexpected(passphrase.error());
+	if (!passphrase || request.encryption.source == KeySource::Keyfile)
+		return passphrase;
+	auto key = unwrapped(request, *passphrase);
+	if (!key)
+		return tl::make_unexpected(key.error());
+	if (*key)
+		return std::move(**key);
 	auto fresh = newDataKey();
 	if (!fresh)
 		return tl::make_unexpected(fresh.error());
@@ -109,7 +134,7 @@ Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
 
 Result<void> VolumeKeys::formatted(const CryptRequest &request)
 {
-	if (request.encryption.source == KeySource::Keyfile)
+	if (!keepsState(request))
 		return {};
 	return images_.setMetadata(imageOf(request), std::string(EncryptionStateMetadataKey),
 				   std::string(EncryptionDone));

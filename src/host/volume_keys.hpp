@@ -30,7 +30,7 @@ public:
 	}
 
 	/*
-	 * The passphrase of a volume whose header exists. NotFound when the
+	 * The passphrase of a volume whose header exists. Conflict when the
 	 * image's metadata keeps no data key; PermissionDenied when the keyfile
 	 * does not unwrap it.
 	 */
@@ -43,12 +43,19 @@ public:
 	 * its header is gone, and a new one would hide what is left.
 	 */
 	Result<Secret> forFormat(const CryptRequest &request);
-	/* After the header is written: the state "encrypted", as ceph-csi's node sets it. */
+	/*
+	 * After the header is written: the state "encrypted", as ceph-csi's node
+	 * sets it (not for a keyfile of the operator's, whose image's metadata
+	 * is left alone). forFormat() checks the state for the same volumes.
+	 */
 	Result<void> formatted(const CryptRequest &request);
 
 private:
 	/* The keyfile's bytes, or those given at up. */
 	Result<Secret> secretOf(const CryptRequest &request) const;
+	/* The data key `passphrase` unwraps; nullopt when the metadata keeps none. */
+	Result<std::optional<Secret>> unwrapped(const CryptRequest &request,
+						const Secret &passphrase);
 	/* The first of the current and the legacy key the metadata keeps. */
 	Result<std::optional<std::string>> stored(const CryptRequest &request, std::string_view key,
 						  std::string_view legacy);
