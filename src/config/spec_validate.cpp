@@ -67,6 +67,18 @@ void checkEncryption(const VolumeSpec &spec, SpecReport &report)
 	if (spec.encryption && spec.mode == VolumeMode::Block && !report.failed("encryption"))
 		report.error("encryption",
 			     "[encryption] with mode = 'block' is not supported by this build yet");
+	/*
+	 * The key's state is written to the image's metadata while it is mapped,
+	 * which takes the exclusive lock from the mapping: one that keeps it
+	 * never lets go.
+	 */
+	if (spec.encryption &&
+	    (spec.encryption->source == KeySource::ImageMetadata || spec.encryption->givenAtUp) &&
+	    spec.map.exclusive && usable(report, "map.exclusive"))
+		report.error("map.exclusive",
+			     "exclusive = true cannot be combined with a key kept in the image's "
+			     "metadata or given at up: rbd-volume writes the image's metadata "
+			     "while it is mapped, which needs the lock an exclusive mapping keeps");
 	/* Two hosts could each find the image blank and write a header of their own. */
 	if (spec.encryption && spec.map.multiWriter && usable(report, "map.multi-writer"))
 		report.error("map.multi-writer",

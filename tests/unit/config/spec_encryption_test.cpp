@@ -93,6 +93,25 @@ TEST(SpecEncryption, APassphraseGivenAtUpTakesTheKeyfilesPlace)
 		  std::string::npos);
 }
 
+TEST(SpecEncryption, AnExclusiveMappingCannotKeepItsKeyInTheImage)
+{
+	const std::string map = "[map]\nexclusive = true\n";
+	const SpecOutcome metadata = parseVolumeSpec(
+		std::string(Image) + map +
+			"[encryption]\ntype = \"luks2\"\npassphrase = \"image-metadata\"\n"
+			"keyfile = \"/etc/k\"\n",
+		"/etc/vol.toml");
+	ASSERT_EQ(messages(metadata).size(), 1U) << ::testing::PrintToString(messages(metadata));
+	EXPECT_NE(messages(metadata).front().find("/etc/vol.toml:5:"), std::string::npos)
+		<< messages(metadata).front();
+	EXPECT_NE(messages(metadata).front().find("exclusive = true cannot be combined"),
+		  std::string::npos);
+	const SpecOutcome keyfile = parseVolumeSpec(
+		std::string(Image) + map + "[encryption]\ntype = \"luks2\"\nkeyfile = \"/etc/k\"\n",
+		"/etc/vol.toml");
+	EXPECT_EQ(messages(keyfile), std::vector<std::string>{});
+}
+
 TEST(SpecEncryption, BlockModeAndMultiWriterAreRefused)
 {
 	const std::string table = "[encryption]\ntype = \"luks2\"\nkeyfile = \"/etc/k\"\n";
