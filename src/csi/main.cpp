@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/prctl.h>
+
 #include <systemd/sd-daemon.h>
 
 #include "csi/bus_volume_control.hpp"
@@ -125,6 +127,8 @@ int serve(const shim::ShimSettings &settings)
 
 int main(int argc, char **argv)
 {
+	/* Encryption passphrases pass through this process: no core dump may write them out. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	auto settings = shim::parseShimSettings(std::vector<std::string>(argv + 1, argv + argc));
 	if (!settings) {
 		std::fprintf(stderr, "rbd-volume-csi: %s\n%s", settings.error().message.c_str(),

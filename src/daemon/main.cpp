@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/prctl.h>
+
 #include "common/paths.hpp"
 #include "daemon/daemon.hpp"
 #include "journal/log.hpp"
@@ -58,6 +60,8 @@ int run(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+	/* Encryption passphrases pass through this process: no core dump may write them out. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* The process boundary: nothing escapes as an exception. */
 	try {
 		return run(argc, argv);
