@@ -141,13 +141,13 @@ int setIntent(sd_bus_message *message, void *userdata, Intent intent)
 	int wait = 0;
 	if (const int r = sd_bus_message_read(message, "sb", &name, &wait); r < 0)
 		return r;
-	/* A volume on its way down needs no passphrase; the next up brings it again. */
-	if (intent == Intent::Down)
-		api(userdata).passphrases().forget(name);
 	auto accepted = api(userdata).reconciler().setIntent(
 		name, intent, wait != 0 ? laterReply(message) : nullptr);
 	if (!accepted)
 		return replyError(message, refusalName(accepted.error()), accepted.error().message);
+	/* A volume on its way down needs no passphrase; the next up brings it again. */
+	if (intent == Intent::Down)
+		api(userdata).passphrases().forget(name);
 	return wait != 0 ? 1 : sd_bus_reply_method_return(message, nullptr);
 }
 
@@ -180,11 +180,16 @@ int methodUpWithPassphrase(sd_bus_message *message, void *userdata, sd_bus_error
 					  " bytes, not " + std::to_string(size));
 	/* Given before the intent: the pass it starts may need it at once. */
 	GivenPassphrases &passphrases = api(userdata).passphrases();
+	auto previous = passphrases.copyOf(name);
 	passphrases.give(name, Secret(std::string_view(static_cast<const char *>(bytes), size)));
 	auto accepted = api(userdata).reconciler().setIntent(
 		name, Intent::Up, wait != 0 ? laterReply(message) : nullptr);
 	if (!accepted) {
-		passphrases.forget(name);
+		/* A refused call changes nothing: what was given before stays. */
+		if (previous)
+			passphrases.give(name, std::move(*previous));
+		else
+			passphrases.forget(name);
 		return replyError(message, refusalName(accepted.error()), accepted.error().message);
 	}
 	return wait != 0 ? 1 : sd_bus_reply_method_return(message, nullptr);
