@@ -56,8 +56,8 @@ Result<KmsEntry> parseChecked(std::string_view text, const std::string &file,
 	const Struct &ids = root.struct_value();
 	const auto entry = ids.fields().find(kmsId);
 	if (entry == ids.fields().end())
-		return fail(Errc::NotFound, "encryptionKMSID '" + kmsId + "' is not in " + file +
-						    " (" + knownIds(ids) + ")");
+		return fail(Errc::InvalidArgument, "encryptionKMSID '" + kmsId + "' is not in " +
+							   file + " (" + knownIds(ids) + ")");
 	if (entry->second.kind_case() != Value::kStructValue)
 		return fail(Errc::InvalidArgument,
 			    file + ": KMS ID '" + kmsId + "' is not a JSON object");
@@ -98,7 +98,7 @@ Result<KmsEntry> loadKmsEntry(const std::string &path, const std::string &kmsId)
 	if (!text)
 		return fail(Errc::InvalidArgument, path + ": " + text.error().message);
 	if (!*text)
-		return fail(Errc::NotFound,
+		return fail(Errc::InvalidArgument,
 			    "encryptionKMSID '" + kmsId + "' needs ceph-csi's KMS config, and " +
 				    path +
 				    " does not exist (rbd-volume-csi --kms-config names another)");

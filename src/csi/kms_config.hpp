@@ -25,14 +25,15 @@ struct KmsEntry {
 };
 
 /*
- * The entry `kmsId` of the config's text. NotFound when it has none (the
- * message lists the IDs it has); InvalidArgument when the text is not
- * ceph-csi's format. `file` names it in messages.
+ * The entry `kmsId` of the config's text. InvalidArgument when it has none
+ * (the message lists the IDs it has: the StorageClass names a KMS this node
+ * does not know) or when the text is not ceph-csi's format. `file` names it
+ * in messages.
  */
 Result<KmsEntry> kmsEntryOf(std::string_view text, const std::string &file,
 			    const std::string &kmsId);
 
-/* The same, read from `path` (at most 1 MiB); NotFound when there is no such file. */
+/* The same, read from `path` (at most 1 MiB); InvalidArgument when there is no such file. */
 Result<KmsEntry> loadKmsEntry(const std::string &path, const std::string &kmsId);
 
 } /* namespace rbdvolume::csi */

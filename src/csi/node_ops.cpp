@@ -74,6 +74,9 @@ std::string stagedDifferently(const VolumeSpec &staged, const VolumeSpec &wanted
 		       (staged.readOnly() ? "read-only" : "read-write");
 	if (!(staged.image == wanted.image))
 		return "already staged from image " + staged.image.display();
+	if (staged.encryption != wanted.encryption)
+		return std::string("already staged ") +
+		       (staged.encryption ? "with other encryption settings" : "unencrypted");
 	return {};
 }
 

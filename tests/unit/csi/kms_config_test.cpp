@@ -45,7 +45,7 @@ TEST(KmsConfig, AMissingIdNamesTheOnesThereAre)
 {
 	auto missing = kmsEntryOf(Example, "config.json", "nope");
 	ASSERT_FALSE(missing);
-	EXPECT_EQ(missing.error().code, Errc::NotFound);
+	EXPECT_EQ(missing.error().code, Errc::InvalidArgument);
 	EXPECT_NE(missing.error().message.find("'nope' is not in config.json"), std::string::npos);
 	EXPECT_NE(missing.error().message.find("'secrets-metadata-test'"), std::string::npos);
 }
@@ -78,7 +78,7 @@ TEST(KmsConfig, TheFileIsReadOrItsAbsenceNamed)
 	EXPECT_EQ(entry->type, "metadata");
 	auto absent = loadKmsEntry(dir.path() + "/none.json", "secrets-metadata-test");
 	ASSERT_FALSE(absent);
-	EXPECT_EQ(absent.error().code, Errc::NotFound);
+	EXPECT_EQ(absent.error().code, Errc::InvalidArgument);
 	EXPECT_NE(absent.error().message.find("--kms-config"), std::string::npos);
 }
 

@@ -169,6 +169,14 @@ TEST(NodeOps, AnEncryptedStageBringsTheStageSecretsPassphraseOverTheBusOnly)
 	args.secrets["encryptionPassphrase"] = "the passphrase";
 	const csi::OpStatus staged = ops.stage(args, OpsRig::in(seconds(30)));
 	ASSERT_TRUE(staged.ok()) << staged.message;
+	/* Staged again without encryption: refused, the runtime spec left as it is. */
+	csi::StageArgs plain = args;
+	plain.volumeContext.erase("encrypted");
+	const csi::OpStatus unencrypted = ops.stage(plain, OpsRig::in(seconds(30)));
+	EXPECT_EQ(unencrypted.code, Code::AlreadyExists);
+	EXPECT_NE(unencrypted.message.find("already staged with other encryption settings"),
+		  std::string::npos)
+		<< unencrypted.message;
 	EXPECT_EQ(rig.control.passphraseOf(name), "the passphrase");
 	/* The runtime spec says where the key comes from, never the key. */
 	const std::string spec = readText(rig.dir.path() + "/run/volumes/" + name + ".toml");

@@ -302,7 +302,8 @@ StageSettings withKms()
 			return KmsEntry{ "metadata", "storage-encryption-secret" };
 		if (id == "vault-test")
 			return KmsEntry{ "vault", "" };
-		return fail(Errc::NotFound, "encryptionKMSID '" + id + "' is not in config.json");
+		return fail(Errc::InvalidArgument,
+			    "encryptionKMSID '" + id + "' is not in config.json");
 	};
 	return s;
 }
@@ -352,8 +353,8 @@ TEST(StageSpec, WhatEncryptionCannotBeIsRefusedByName)
 		  "is a 'vault' KMS, which rbd-volume-csi does not support" },
 		{ with(encrypted, "encryptionKMSID", "user-secret"), mountCapability(),
 		  Errc::InvalidArgument, "Kubernetes Secret 'storage-encryption-secret'" },
-		{ with(encrypted, "encryptionKMSID", "nope"), mountCapability(), Errc::NotFound,
-		  "'nope' is not in config.json" },
+		{ with(encrypted, "encryptionKMSID", "nope"), mountCapability(),
+		  Errc::InvalidArgument, "'nope' is not in config.json" },
 		{ with(encrypted, "encryptionType", "file"), mountCapability(),
 		  Errc::InvalidArgument, "'file' (fscrypt) is not supported" },
 		{ with(encrypted, "encryptionType", "disk"), mountCapability(),
