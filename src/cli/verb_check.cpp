@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl check FILE|DIR...`: validates volume specs offline. */
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -32,25 +31,6 @@ void checkFile(const std::string &path, CheckTally &tally)
 		++tally.invalid;
 }
 
-/* Every spec file directly in `dir`, sorted, as the spec store reads them. */
-bool listSpecFiles(const std::filesystem::path &dir, std::vector<std::string> &files,
-		   std::error_code &error)
-{
-	std::filesystem::directory_iterator it(dir, error);
-	if (error)
-		return false;
-	for (; it != std::filesystem::directory_iterator(); it.increment(error)) {
-		const std::filesystem::path &path = it->path();
-		std::error_code typeError;
-		if (isSpecFileName(path.filename().string()) && !it->is_directory(typeError))
-			files.push_back(path.string());
-	}
-	if (error)
-		return false;
-	std::sort(files.begin(), files.end());
-	return true;
-}
-
 void checkArgument(std::string_view argument, CheckTally &tally)
 {
 	const std::filesystem::path path(argument);
@@ -61,7 +41,7 @@ void checkArgument(std::string_view argument, CheckTally &tally)
 	}
 
 	std::vector<std::string> files;
-	if (!listSpecFiles(path, files, error)) {
+	if (!listSpecFiles(path.string(), files, error)) {
 		std::printf("%s: cannot read the directory: %s\n", path.c_str(),
 			    error.message().c_str());
 		tally.unreadableDirectory = true;

@@ -6,7 +6,6 @@
  * opens). The volume must be up: the header is the mapped image's.
  */
 #include <cstdio>
-#include <filesystem>
 #include <system_error>
 #include <unistd.h>
 
@@ -106,13 +105,10 @@ bool sameFile(const std::string &a, const std::string &b)
 Result<void> keyfileNotShared(const VolumeSpec &spec)
 {
 	for (const std::string &dir : defaultSpecDirs()) {
+		std::vector<std::string> files;
 		std::error_code error;
-		/* increment(error), not ++: a directory that changes under us throws no exception. */
-		for (std::filesystem::directory_iterator it(dir, error);
-		     !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-			const std::string file = it->path().string();
-			if (!isSpecFileName(it->path().filename().string()))
-				continue;
+		(void)listSpecFiles(dir, files, error); /* a missing directory holds no spec */
+		for (const std::string &file : files) {
 			const SpecOutcome other = loadVolumeSpec(file);
 			if (other.spec.name == spec.name || !other.spec.encryption ||
 			    other.spec.encryption->givenAtUp ||

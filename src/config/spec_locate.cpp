@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config/spec_locate.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <unistd.h>
 
 #include "common/paths.hpp"
@@ -11,6 +13,24 @@ namespace rbdvolume {
 bool isSpecFileName(const std::string &fileName)
 {
 	return fileName.size() > 5 && fileName.ends_with(".toml") && fileName.front() != '.';
+}
+
+bool listSpecFiles(const std::string &dir, std::vector<std::string> &files, std::error_code &error)
+{
+	std::filesystem::directory_iterator it(dir, error);
+	if (error)
+		return false;
+	/* increment(error), not ++: a directory that changes under us throws no exception. */
+	for (; it != std::filesystem::directory_iterator(); it.increment(error)) {
+		const std::filesystem::path &path = it->path();
+		std::error_code typeError;
+		if (isSpecFileName(path.filename().string()) && !it->is_directory(typeError))
+			files.push_back(path.string());
+	}
+	if (error)
+		return false;
+	std::sort(files.begin(), files.end());
+	return true;
 }
 
 std::vector<std::string> defaultSpecDirs()

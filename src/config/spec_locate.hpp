@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "common/result.hpp"
@@ -15,6 +16,12 @@ namespace rbdvolume {
  * else of that name (a FIFO, a link to a device) is a spec that is invalid.
  */
 bool isSpecFileName(const std::string &fileName);
+
+/*
+ * Every spec file directly in `dir`, sorted, as the spec store reads them;
+ * false, with `error` set, when the directory cannot be read.
+ */
+bool listSpecFiles(const std::string &dir, std::vector<std::string> &files, std::error_code &error);
 
 /* The spec directories, in the order they are searched. */
 std::vector<std::string> defaultSpecDirs();
