@@ -319,6 +319,12 @@ surveys_so_far() {
 		awk '{print $2}'
 }
 
+# timeline_since START-MS: where the time since then went, from the journal's
+# step lines and PID 1's jobs (tests/system/step_timeline.py)
+timeline_since() {
+	in_ct journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
+}
+
 # ratio_of PART WHOLE: PART / WHOLE with two decimals (both in seconds, as elapsed_s prints)
 ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
@@ -352,10 +358,14 @@ case_fifty_volumes() {
 	started=$(sys_now_ms) ticks=$(cpu_ticks)
 	for unit in "${sequential_units[@]}"; do start_units "$unit"; done
 	seq_up=$(elapsed_s "$started") seq_up_busy=$(busy_since "$ticks")
+	sys_log "one by one, up:"
+	timeline_since "$started"
 	expect_all_up "one by one" "${sequential_names[@]}"
 	started=$(sys_now_ms) ticks=$(cpu_ticks)
 	for unit in "${sequential_units[@]}"; do stop_units "$unit"; done
 	seq_down=$(elapsed_s "$started") seq_down_busy=$(busy_since "$ticks")
+	sys_log "one by one, down:"
+	timeline_since "$started"
 	assert_nothing_left
 
 	fifty_units c
@@ -363,6 +373,8 @@ case_fifty_volumes() {
 	started=$(sys_now_ms) ticks=$(cpu_ticks)
 	start_units "${FIFTY_UNITS[@]}"
 	up=$(elapsed_s "$started") up_busy=$(busy_since "$ticks")
+	sys_log "at once, up:"
+	timeline_since "$started"
 	expect_all_up "all at once" "${FIFTY_NAMES[@]}"
 	[ "$(mounts_of "${FIFTY_NAMES[@]}" | wc -l)" -eq 100 ] ||
 		fail "expected 100 mounts, found $(mounts_of "${FIFTY_NAMES[@]}" | wc -l)"
@@ -371,6 +383,8 @@ case_fifty_volumes() {
 	started=$(sys_now_ms) ticks=$(cpu_ticks)
 	stop_units "${FIFTY_UNITS[@]}"
 	down=$(elapsed_s "$started") down_busy=$(busy_since "$ticks")
+	sys_log "at once, down:"
+	timeline_since "$started"
 	assert_nothing_left
 	failed=$(in_ct systemctl list-units --plain --no-legend --state=failed 'rbd-*' | awk '{print $1}')
 	[ -z "$failed" ] || fail "failed units: $(echo "$failed" | tr '\n' ' ')"
