@@ -191,17 +191,14 @@ Result<HostSnapshot> takeSnapshot(Host &host)
 	auto mounts = host.mountTable.read();
 	if (!mounts)
 		return tl::make_unexpected(mounts.error());
-	auto mappings = host.mapper.list();
-	if (!mappings)
-		return tl::make_unexpected(mappings.error());
-	auto orphans = host.mapper.orphans();
-	if (!orphans)
-		return tl::make_unexpected(orphans.error());
+	auto mappers = host.mapper.view();
+	if (!mappers)
+		return tl::make_unexpected(mappers.error());
 	auto crypts = host.crypt.opened();
 	if (!crypts)
 		return tl::make_unexpected(crypts.error());
-	return HostSnapshot{ std::move(*mounts), std::move(*mappings), std::move(*orphans),
-			     std::move(*crypts) };
+	return HostSnapshot{ std::move(*mounts), std::move(mappers->mappings),
+			     std::move(mappers->orphans), std::move(*crypts) };
 }
 
 ObservedVolume observeFrom(const HostSnapshot &snapshot, const VolumeSpec &spec,

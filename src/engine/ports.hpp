@@ -120,6 +120,12 @@ public:
 	virtual Result<uint64_t> deviceSize(const std::string &device) = 0;
 };
 
+/* What a pass sees of the mappers: list() and orphans() of one look. */
+struct MapperView {
+	std::vector<MappedImage> mappings;
+	std::vector<std::string> orphans;
+};
+
 class Mapper
 {
 public:
@@ -135,6 +141,21 @@ public:
 	 * holds the image open, and nothing else would ever stop it.
 	 */
 	virtual Result<std::vector<std::string>> orphans() = 0;
+	/*
+	 * Both at once, for a pass's snapshot. A driver whose two answers come
+	 * from the same listing (fuse: the loop devices and their records)
+	 * lists once; every pass of every episode takes one.
+	 */
+	virtual Result<MapperView> view()
+	{
+		auto mappings = list();
+		if (!mappings)
+			return tl::make_unexpected(mappings.error());
+		auto orphaned = orphans();
+		if (!orphaned)
+			return tl::make_unexpected(orphaned.error());
+		return MapperView{ std::move(*mappings), std::move(*orphaned) };
+	}
 	/* Stops the volume's orphan mapper and drops its files; Unchanged when there is none. */
 	virtual Result<Change> stopOrphan(const MapRequest &request) = 0;
 	/*

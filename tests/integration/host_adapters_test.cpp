@@ -478,6 +478,10 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 	EXPECT_EQ(listed->front().fault, "");
 	EXPECT_EQ(fuse.orphans().value_or(std::vector<std::string>{ "?" }),
 		  std::vector<std::string>{});
+	auto seen = fuse.view();
+	ASSERT_TRUE(seen) << seen.error().message;
+	EXPECT_EQ(seen->mappings, *listed) << "a pass's one look sees what list() sees";
+	EXPECT_TRUE(seen->orphans.empty());
 
 	/* Someone else's file of the same name on the restarted mount: not ours. */
 	shellOk("umount -l " + mount + " && mount -t tmpfs restarted " + mount);
@@ -550,6 +554,10 @@ TEST(FuseMapper, AConfigWithoutALoopIsAnOrphanThatStopOrphanClears)
 	FuseMapper fuse(units, FuseDriverConfig{ runtime, std::chrono::seconds(1) });
 	EXPECT_EQ(fuse.orphans().value_or(std::vector<std::string>{}),
 		  std::vector<std::string>{ "cut" });
+	auto seen = fuse.view();
+	ASSERT_TRUE(seen) << seen.error().message;
+	EXPECT_TRUE(seen->mappings.empty());
+	EXPECT_EQ(seen->orphans, std::vector<std::string>{ "cut" });
 	VolumeSpec spec;
 	spec.name = "cut";
 	auto stopped = fuse.stopOrphan(mapRequestOf(spec));

@@ -45,6 +45,20 @@ Result<std::vector<std::string>> MapperSet::orphans()
 	return all;
 }
 
+Result<MapperView> MapperSet::view()
+{
+	MapperView all;
+	for (Mapper *mapper : { &krbd_, &nbd_, &fuse_ }) {
+		auto seen = mapper->view();
+		if (!seen)
+			return tl::make_unexpected(seen.error());
+		all.mappings.insert(all.mappings.end(), seen->mappings.begin(),
+				    seen->mappings.end());
+		all.orphans.insert(all.orphans.end(), seen->orphans.begin(), seen->orphans.end());
+	}
+	return all;
+}
+
 /* `call` on every driver, each Unchanged for what is not its own: Changed when one changed. */
 Result<Change> MapperSet::onEveryDriver(Result<Change> (Mapper::*call)(const MapRequest &),
 					const MapRequest &request)

@@ -23,6 +23,7 @@ public:
 	Result<std::string> map(const MapRequest &request) override;
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
+	Result<MapperView> view() override;
 	/* Each driver stops what it left of the volume. */
 	Result<Change> stopOrphan(const MapRequest &request) override;
 	Result<Change> followImageSize(const MapRequest &request) override;

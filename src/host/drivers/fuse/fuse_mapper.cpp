@@ -262,13 +262,10 @@ Result<Change> followLoopSize(const FusePaths &paths, const std::string &volume)
 	return Change::Changed;
 }
 
-Result<std::vector<MappedImage>> FuseMapper::list()
+std::vector<MappedImage> FuseMapper::mappingsOf(const std::map<std::string, LoopInfo> &ours)
 {
-	auto loops = listLoops();
-	if (!loops)
-		return tl::make_unexpected(loops.error());
 	std::vector<MappedImage> mapped;
-	for (const auto &[volume, loop] : loopsByVolume(*loops)) {
+	for (const auto &[volume, loop] : ours) {
 		/* The volume's config names the image fully. */
 		auto text = readFile(paths_.config(volume));
 		if (!text || !*text)
@@ -292,12 +289,9 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 	return mapped;
 }
 
-Result<std::vector<std::string>> FuseMapper::orphans()
+/* Volumes with a config but no loop of theirs: their rbd-fuse may run with nothing over it. */
+std::vector<std::string> FuseMapper::orphansOf(const std::map<std::string, LoopInfo> &ours) const
 {
-	auto loops = listLoops();
-	if (!loops)
-		return tl::make_unexpected(loops.error());
-	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
 	std::vector<std::string> found;
 	std::error_code ec;
 	for (const auto &entry : std::filesystem::directory_iterator(config_.runtimeDir, ec)) {
@@ -310,6 +304,31 @@ Result<std::vector<std::string>> FuseMapper::orphans()
 	}
 	std::sort(found.begin(), found.end());
 	return found;
+}
+
+Result<std::vector<MappedImage>> FuseMapper::list()
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	return mappingsOf(loopsByVolume(*loops));
+}
+
+Result<std::vector<std::string>> FuseMapper::orphans()
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	return orphansOf(loopsByVolume(*loops));
+}
+
+Result<MapperView> FuseMapper::view()
+{
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
+	return MapperView{ mappingsOf(ours), orphansOf(ours) };
 }
 
 Result<Change> FuseMapper::stopOrphan(const MapRequest &request)

@@ -69,6 +69,8 @@ public:
 	Result<std::string> map(const MapRequest &request) override;
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
 	Result<std::vector<std::string>> orphans() override;
+	/* One listing of the loops and records for both. */
+	Result<MapperView> view() override;
 	Result<Change> stopOrphan(const MapRequest &request) override;
 	/* rbd-fuse@NAME's reload does it: see followLoopSize(). */
 	Result<Change> followImageSize(const MapRequest &request) override;
@@ -78,6 +80,8 @@ public:
 private:
 	/* Our loops by volume, from sysfs and the records; no I/O through rbd-fuse. */
 	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
+	std::vector<MappedImage> mappingsOf(const std::map<std::string, LoopInfo> &ours);
+	std::vector<std::string> orphansOf(const std::map<std::string, LoopInfo> &ours) const;
 	std::optional<std::pair<pid_t, char>> serverState(const std::string &volume) const;
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
 	Result<void> waitForImage(const MapRequest &request);

@@ -20,7 +20,7 @@ public:
 	}
 
 	Result<std::vector<MappedImage>> list() override { return mapped; }
-	Result<std::vector<std::string>> orphans() override { return std::vector<std::string>{}; }
+	Result<std::vector<std::string>> orphans() override { return orphaned; }
 	Result<Change> stopOrphan(const MapRequest & /*spec*/) override
 	{
 		return Change::Unchanged;
@@ -56,6 +56,7 @@ public:
 	}
 
 	std::vector<MappedImage> mapped;
+	std::vector<std::string> orphaned;
 	std::vector<std::string> log;
 	std::optional<Error> refusal; /* every map fails with it */
 
@@ -91,6 +92,27 @@ TEST(MapperSet, MapsWithTheChosenDriverAndUnmapsWithTheOwner)
 	EXPECT_EQ(nbd.log, (std::vector<std::string>{ "map /dev/nbd0", "unmap /dev/nbd0" }));
 	EXPECT_TRUE(fuse.log.size() == 1 && krbd.log.size() == 1) << "only the owner unmaps";
 	EXPECT_EQ(*set.unmap(mapRequestOf(volume(Driver::Auto)), "/dev/nbd0"), Change::Unchanged);
+}
+
+/* A pass's one look joins every driver's mappings and orphans. */
+TEST(MapperSet, ViewJoinsEveryDriversMappingsAndOrphans)
+{
+	const TempDir root;
+	ListMapper krbd(Driver::Krbd, "/dev/rbd");
+	ListMapper nbd(Driver::Nbd, "/dev/nbd");
+	ListMapper fuse(Driver::Fuse, "/dev/loop");
+	MapperSet set(krbd, nbd, fuse, SystemRoots{ root.path() + "/sys", root.path() + "/proc" });
+	ASSERT_TRUE(set.map(mapRequestOf(volume(Driver::Krbd))));
+	ASSERT_TRUE(set.map(mapRequestOf(volume(Driver::Fuse))));
+	nbd.orphaned = { "cut" };
+	fuse.orphaned = { "half" };
+
+	auto seen = set.view();
+	ASSERT_TRUE(seen) << seen.error().message;
+	ASSERT_EQ(seen->mappings.size(), 2U);
+	EXPECT_EQ(seen->mappings[0].device, "/dev/rbd0");
+	EXPECT_EQ(seen->mappings[1].device, "/dev/loop0");
+	EXPECT_EQ(seen->orphans, (std::vector<std::string>{ "cut", "half" }));
 }
 
 /* A feature the kernel's rbd lacks: auto goes on to nbd; a spec that says krbd gets the error. */
