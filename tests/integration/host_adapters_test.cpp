@@ -464,6 +464,9 @@ TEST(FuseMapper, MapRecordsTheLoopAndKnowsItWithoutItsMount)
 
 	auto device = fuse.map(request);
 	ASSERT_TRUE(device) << device.error().message;
+	auto again = fuse.map(request);
+	ASSERT_TRUE(again) << again.error().message;
+	EXPECT_EQ(*again, *device) << "an image is never mapped twice";
 	auto record = readFile(runtime + "/vol.loop");
 	ASSERT_TRUE(record && *record);
 	auto parsed = parseFuseLoopRecord(**record, "vol.loop");

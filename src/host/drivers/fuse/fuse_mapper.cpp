@@ -262,7 +262,8 @@ Result<Change> followLoopSize(const FusePaths &paths, const std::string &volume)
 	return Change::Changed;
 }
 
-std::vector<MappedImage> FuseMapper::mappingsOf(const std::map<std::string, LoopInfo> &ours)
+std::vector<MappedImage> FuseMapper::mappingsOf(const std::map<std::string, LoopInfo> &ours,
+						Health health)
 {
 	std::vector<MappedImage> mapped;
 	for (const auto &[volume, loop] : ours) {
@@ -281,9 +282,11 @@ std::vector<MappedImage> FuseMapper::mappingsOf(const std::map<std::string, Loop
 		image.driver = Driver::Fuse;
 		image.readOnly = loop.readOnly;
 		image.owner = volume;
-		image.fault = faultOf(volume, loop);
-		if (image.fault.empty() && !config_.observeOnly)
-			recordIfUnrecorded(volume, loop);
+		if (health == Health::Judge) {
+			image.fault = faultOf(volume, loop);
+			if (image.fault.empty() && !config_.observeOnly)
+				recordIfUnrecorded(volume, loop);
+		}
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
@@ -311,7 +314,7 @@ Result<std::vector<MappedImage>> FuseMapper::list()
 	auto loops = listLoops();
 	if (!loops)
 		return tl::make_unexpected(loops.error());
-	return mappingsOf(loopsByVolume(*loops));
+	return mappingsOf(loopsByVolume(*loops), Health::Judge);
 }
 
 Result<std::vector<std::string>> FuseMapper::orphans()
@@ -328,7 +331,7 @@ Result<MapperView> FuseMapper::view()
 	if (!loops)
 		return tl::make_unexpected(loops.error());
 	const std::map<std::string, LoopInfo> ours = loopsByVolume(*loops);
-	return MapperView{ mappingsOf(ours), orphansOf(ours) };
+	return MapperView{ mappingsOf(ours, Health::Judge), orphansOf(ours) };
 }
 
 Result<Change> FuseMapper::stopOrphan(const MapRequest &request)
@@ -445,10 +448,11 @@ Result<std::string> FuseMapper::map(const MapRequest &request)
 			    "the fuse driver cannot honour map.exclusive: rbd-fuse "
 			    "takes no exclusive lock; use the krbd or nbd driver");
 	const Changing changing(*this, request.volume);
-	auto mapped = list();
-	if (!mapped)
-		return tl::make_unexpected(mapped.error());
-	for (const MappedImage &m : *mapped) {
+	auto loops = listLoops();
+	if (!loops)
+		return tl::make_unexpected(loops.error());
+	/* Whose image each loop shows is enough here: no process looked at per volume. */
+	for (const MappedImage &m : mappingsOf(loopsByVolume(*loops), Health::Skip)) {
 		if (mapsImage(m, request.image))
 			return m.device; /* never map an image twice */
 	}

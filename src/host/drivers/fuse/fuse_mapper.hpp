@@ -80,7 +80,10 @@ public:
 private:
 	/* Our loops by volume, from sysfs and the records; no I/O through rbd-fuse. */
 	std::map<std::string, LoopInfo> loopsByVolume(const std::vector<LoopInfo> &loops) const;
-	std::vector<MappedImage> mappingsOf(const std::map<std::string, LoopInfo> &ours);
+	/* Judge: each one's fault, and a missing record written; Skip: the images alone. */
+	enum class Health : uint8_t { Judge, Skip };
+	std::vector<MappedImage> mappingsOf(const std::map<std::string, LoopInfo> &ours,
+					    Health health);
 	std::vector<std::string> orphansOf(const std::map<std::string, LoopInfo> &ours) const;
 	std::optional<std::pair<pid_t, char>> serverState(const std::string &volume) const;
 	std::string faultOf(const std::string &volume, const LoopInfo &loop) const;
