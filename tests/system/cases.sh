@@ -325,6 +325,12 @@ timeline_since() {
 	in_ct journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
 }
 
+# daemon_cpu_ms: the CPU time rbd-volumed used so far, user and system, in ms
+daemon_cpu_ms() {
+	in_ct cat "/proc/$(in_ct pidof rbd-volumed)/stat" |
+		awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }'
+}
+
 # ratio_of PART WHOLE: PART / WHOLE with two decimals (both in seconds, as elapsed_s prints)
 ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
@@ -351,13 +357,14 @@ busy_since() {
 # one-by-one time, so the one-by-one share is the floor of the ratio.
 case_fifty_volumes() {
 	local sequential_names sequential_units unit started seq_up seq_down up down failed surveys
-	local ticks seq_up_busy seq_down_busy up_busy down_busy
+	local ticks seq_up_busy seq_down_busy up_busy down_busy daemon seq_up_daemon up_daemon
 
 	fifty_units s
 	sequential_names=("${FIFTY_NAMES[@]}") sequential_units=("${FIFTY_UNITS[@]}")
-	started=$(sys_now_ms) ticks=$(cpu_ticks)
+	started=$(sys_now_ms) ticks=$(cpu_ticks) daemon=$(daemon_cpu_ms)
 	for unit in "${sequential_units[@]}"; do start_units "$unit"; done
 	seq_up=$(elapsed_s "$started") seq_up_busy=$(busy_since "$ticks")
+	seq_up_daemon=$((($(daemon_cpu_ms) - daemon) / 50))
 	sys_log "one by one, up:"
 	timeline_since "$started"
 	expect_all_up "one by one" "${sequential_names[@]}"
@@ -370,9 +377,10 @@ case_fifty_volumes() {
 
 	fifty_units c
 	surveys=$(surveys_so_far)
-	started=$(sys_now_ms) ticks=$(cpu_ticks)
+	started=$(sys_now_ms) ticks=$(cpu_ticks) daemon=$(daemon_cpu_ms)
 	start_units "${FIFTY_UNITS[@]}"
 	up=$(elapsed_s "$started") up_busy=$(busy_since "$ticks")
+	up_daemon=$((($(daemon_cpu_ms) - daemon) / 50))
 	sys_log "at once, up:"
 	timeline_since "$started"
 	expect_all_up "all at once" "${FIFTY_NAMES[@]}"
@@ -392,6 +400,7 @@ case_fifty_volumes() {
 	sys_log "50 volumes up: one by one $seq_up s, at once $up s, ratio $(ratio_of "$up" "$seq_up")"
 	sys_log "50 volumes down: one by one $seq_down s, at once $down s, ratio $(ratio_of "$down" "$seq_down")"
 	sys_log "surveys while 50 volumes came up at once (150 mounts): $surveys"
+	sys_log "rbd-volumed's CPU per volume up: one by one $seq_up_daemon ms, at once $up_daemon ms"
 	sys_log "CPUs busy up: one by one $seq_up_busy, at once $up_busy; down: one by one $seq_down_busy, at once $down_busy ($(nproc --all) CPUs)"
 }
 
