@@ -319,33 +319,6 @@ surveys_so_far() {
 		awk '{print $2}'
 }
 
-# timeline_since START-MS: where the time since then went, from the journal's
-# step lines and PID 1's jobs (tests/system/step_timeline.py)
-timeline_since() {
-	in_ct journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
-}
-
-# daemon_cpu_ms: the CPU time rbd-volumed used so far, user and system, in ms
-daemon_cpu_ms() {
-	in_ct cat "/proc/$(in_ct pidof rbd-volumed)/stat" |
-		awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }'
-}
-
-# ratio_of PART WHOLE: PART / WHOLE with two decimals (both in seconds, as elapsed_s prints)
-ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-
-# cpu_ticks: "BUSY TOTAL" of the whole machine's CPUs so far (the first line of
-# /proc/stat: busy is all but idle and iowait)
-cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
-
-# busy_since "BUSY TOTAL": the share of the machine's CPU time that was busy since then
-busy_since() {
-	local now
-	now=$(cpu_ticks)
-	awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " ");
-		printf "%.2f", (y[1] - x[1]) / (y[2] - x[2]) }'
-}
-
 # Fifty volumes started in one `systemctl start` against the same work one unit
 # at a time: two sets of fresh images (create, map, mkfs, mount, bind each), one
 # by one first, so the set started at once meets the warmer cluster no more

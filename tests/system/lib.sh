@@ -544,3 +544,37 @@ sys_summary() {
 	echo "$SYS_PASSED passed, $SYS_FAILED failed"
 	[ "$SYS_FAILED" -eq 0 ]
 }
+
+# --- figures the cases print ---------------------------------------------------
+
+# timeline_since START-MS: where the time went since START-MS, by the clock of
+# the container or guest (ct_now_ms), from the journal's step lines and PID 1's
+# jobs (tests/system/step_timeline.py)
+timeline_since() {
+	in_ct journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
+}
+
+# ct_now_ms: the container's or guest's clock, in ms since the epoch
+ct_now_ms() { in_ct date +%s%3N; }
+
+# daemon_cpu_ms: the CPU time rbd-volumed used so far, user and system, in ms
+daemon_cpu_ms() {
+	in_ct cat "/proc/$(in_ct pidof rbd-volumed)/stat" |
+		awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }'
+}
+
+# ratio_of PART WHOLE: PART / WHOLE with two decimals (both in seconds, as elapsed_s prints)
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# cpu_ticks: "BUSY TOTAL" of the CPUs the volumes run on so far (the first line
+# of /proc/stat as the container or the guest reads it: busy is all but idle
+# and iowait)
+cpu_ticks() { in_ct cat /proc/stat | awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }'; }
+
+# busy_since "BUSY TOTAL": the share of the machine's CPU time that was busy since then
+busy_since() {
+	local now
+	now=$(cpu_ticks)
+	awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " ");
+		printf "%.2f", (y[1] - x[1]) / (y[2] - x[2]) }'
+}
