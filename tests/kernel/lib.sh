@@ -147,7 +147,8 @@ kg_down() {
 # KEY=VALUE: size=SIZE (none: the image exists, no [image.create]), krbd=OPTS
 # and nbd=OPTS ("a","b" TOML array items), crypt=KEYFILE (LUKS2 keyed by it),
 # kek=KEYFILE[@VOLUME-ID] (LUKS2 keyed by a data key in the image's metadata,
-# wrapped by KEYFILE for VOLUME-ID, as ceph-csi keeps it).
+# wrapped by KEYFILE for VOLUME-ID, as ceph-csi keeps it). With KSPEC_TO set,
+# the spec goes to that file on this side instead of into the guest.
 kspec() {
 	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" crypt="" kek="" kv
 	shift 3
@@ -175,5 +176,5 @@ kspec() {
 		[ -z "$kek" ] || [[ $kek != *@* ]] || printf 'volume-id = "%s"\n' "${kek#*@}"
 		[ -z "$kek" ] || printf '\n'
 		[ "$fs" = block ] || printf '[filesystem]\ntype = "%s"\n\n[[publish]]\npath = "/srv/%s"\n' "$fs" "$name"
-	} | put_file "/etc/rbd-volume/volumes/$name.toml"
+	} | if [ -n "${KSPEC_TO:-}" ]; then cat >"$KSPEC_TO"; else put_file "/etc/rbd-volume/volumes/$name.toml"; fi
 }

@@ -8,6 +8,8 @@
 #
 #   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
 #
+# A figure (KG_FIGURES in cases.sh: many_volumes) runs only when named.
+#
 # Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
 # starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
 # one failed, 2 on a usage error, 77 (meson's skip) when this machine cannot
@@ -31,6 +33,7 @@ csi_rbd() { on_cluster rbd "$@"; }
 usage() {
 	echo "usage: tests/kernel/run.sh BUILD_DIR [CASE...]" >&2
 	echo "cases: ${KG_CASES[*]}" >&2
+	echo "figures, run only when named: ${KG_FIGURES[*]}" >&2
 	exit 2
 }
 
@@ -58,7 +61,7 @@ main() {
 	shift
 	[ -d "$build" ] || usage
 	for name in "$@"; do
-		printf '%s\n' "${KG_CASES[@]}" | grep -qxF -- "$name" || {
+		printf '%s\n' "${KG_CASES[@]}" "${KG_FIGURES[@]}" | grep -qxF -- "$name" || {
 			echo "run.sh: no case '$name'" >&2
 			usage
 		}
