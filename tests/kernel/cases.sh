@@ -934,7 +934,7 @@ many_specs() {
 # RBDV_KERNEL_MEM=8192M. RBDV_KERNEL_DRIVERS names fewer drivers. Figures of
 # an emulated CPU: compare the ways, not hosts.
 case_many_volumes() {
-	local count=${RBDV_KERNEL_VOLUMES:-50} driver unit since started ticks out
+	local count=${RBDV_KERNEL_VOLUMES:-50} driver unit since started ticks
 	local seq_up seq_down up down seq_up_busy seq_down_busy up_busy down_busy
 	in_ct modprobe rbd
 	in_ct modprobe nbd
@@ -951,16 +951,12 @@ case_many_volumes() {
 
 		many_specs "c_$driver" "$driver" "$count"
 		since=$(ct_now_ms) ticks=$(cpu_ticks) started=$(sys_now_ms)
-		# an emulated PID 1 busy with fifty jobs answers a StartUnit call
-		# later than sd-bus's default 25 s
-		out=$(in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl start "${MANY_UNITS[@]}" 2>&1) ||
-			fail "$driver: systemctl start failed: $out $(failed_starts "${MANY_UNITS[@]}")"
+		start_units "${MANY_UNITS[@]}"
 		up=$(elapsed_s "$started") up_busy=$(busy_since "$ticks")
 		sys_log "$driver, at once, up:"
 		timeline_since "$since"
 		since=$(ct_now_ms) ticks=$(cpu_ticks) started=$(sys_now_ms)
-		out=$(in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl stop "${MANY_UNITS[@]}" 2>&1) ||
-			fail "$driver: systemctl stop failed: $out"
+		stop_units "${MANY_UNITS[@]}"
 		down=$(elapsed_s "$started") down_busy=$(busy_since "$ticks")
 		[ -z "$(kg_leftovers)" ] || fail "$driver: left after the stop: $(kg_leftovers)"
 

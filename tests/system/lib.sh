@@ -425,8 +425,12 @@ fail() {
 	exit 1
 }
 
+# A PID 1 busy with fifty jobs (an emulated one above all) answers a StartUnit
+# call later than sd-bus's default 25 s: the units' own timeouts bound a start.
 start_units() { # start_units UNIT...: one systemctl call, all at once
-	in_ct systemctl start "$@" 2>/dev/null || fail "systemctl start failed: $(failed_starts "$@")"
+	local out
+	out=$(in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl start "$@" 2>&1) ||
+		fail "systemctl start failed: $out $(failed_starts "$@")"
 }
 
 failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each failed unit
@@ -438,7 +442,7 @@ failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each fail
 	done
 }
 
-stop_units() { in_ct systemctl stop "$@" || fail "systemctl stop $* failed"; }
+stop_units() { in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl stop "$@" || fail "systemctl stop $* failed"; }
 
 expect_phase() { # expect_phase NAME PHASE
 	local phase
