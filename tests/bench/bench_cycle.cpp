@@ -84,14 +84,17 @@ void shellCycle(const std::string &image, const std::string &staging, const std:
 		{ "/usr/sbin/losetup", "-f", "--show", image }, std::chrono::seconds(30), {} });
 	std::string device = attached->out;
 	device.pop_back();
-	if (mkfs)
-		bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
-				 "nodiscard,lazy_itable_init=1", device });
-	/* blkid exits 2 on a blank device, so it is run without mustRun. */
+	/*
+	 * Probe, then format only a blank device: mount-utils' formatAndMount
+	 * order. blkid exits 2 on a blank device, so it is run without mustRun.
+	 */
 	(void)runner.run(Command{
 		{ "/usr/sbin/blkid", "-p", "-s", "TYPE", "-s", "PTTYPE", "-o", "export", device },
 		std::chrono::seconds(30),
 		{} });
+	if (mkfs)
+		bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
+				 "nodiscard,lazy_itable_init=1", device });
 	bench::mustRun({ "/usr/bin/mount", "-t", "ext4", "-o", "defaults", device, staging });
 	bench::mustRun({ "/usr/bin/mount", "--bind", staging, target });
 	bench::mustRun({ "/usr/bin/mount", "-o", "bind,remount,rw", staging, target });
@@ -105,11 +108,12 @@ void syscallCycle(const std::string &image, const std::string &staging, const st
 		  bool mkfs)
 {
 	auto device = attachLoop(image, false);
+	/* The probe comes first: only a blank device may be formatted. */
+	BlkidBlockProbe probe;
+	(void)probe.probe(*device);
 	if (mkfs)
 		bench::mustRun({ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
 				 "nodiscard,lazy_itable_init=1", *device });
-	BlkidBlockProbe probe;
-	(void)probe.probe(*device);
 	if (mount(device->c_str(), staging.c_str(), "ext4", 0, nullptr) != 0 ||
 	    mount(staging.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
 	    umount2(target.c_str(), 0) != 0 || umount2(staging.c_str(), 0) != 0) {
