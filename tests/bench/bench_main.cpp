@@ -113,7 +113,9 @@ std::vector<std::vector<double>> interleavedMicros(int rounds,
 {
 	std::vector<std::vector<double>> samples(ways.size());
 	for (int round = 0; round < rounds; round++) {
-		for (size_t way = 0; way < ways.size(); way++) {
+		for (size_t turn = 0; turn < ways.size(); turn++) {
+			/* Each round starts one way later: no way always follows the same one. */
+			const size_t way = (turn + static_cast<size_t>(round)) % ways.size();
 			if (way < setups.size() && setups[way])
 				setups[way]();
 			const auto start = std::chrono::steady_clock::now();

@@ -32,8 +32,9 @@ Figure figureOf(std::vector<double> samples);
 std::string figureText(const Figure &figure, double scale = 1);
 
 /*
- * Times each way in turn, round by round (A B C, A B C, ...), so that a
- * change in the machine's load falls on every way alike. Each way's
+ * Times each way in turn, round by round, each round starting one way
+ * later (A B C, B C A, C A B, ...), so that a change in the machine's load
+ * falls on every way alike and no way always follows the same one. Each way's
  * samples in microseconds, `rounds` of them, in the order taken. When
  * `setups` is given, setups[i] runs untimed before each run of ways[i].
  */
