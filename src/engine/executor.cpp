@@ -89,6 +89,7 @@ private:
 	ProbeResult probe_;
 	std::string detail_;
 	std::string stepDevice_;
+	bool imageCreated_ = false; /* this run made the image: it reads as zeroes */
 };
 
 /* A change that happened but cannot be recorded is uncertain: our record lags the host. */
@@ -152,6 +153,7 @@ Result<Change> Run::operator()(const EnsureImageStep & /*unused*/)
 	auto ensured = host_.images.ensureImage(image_);
 	if (!ensured)
 		return tl::make_unexpected(ensured.error());
+	imageCreated_ = ensured->created;
 	detail_ = std::move(ensured->detail);
 	return ensured->change;
 }
@@ -238,7 +240,11 @@ Result<Change> Run::operator()(const FormatStep &s)
 		return fail(Errc::Conflict, dev + " is blank and the volume is read-only");
 
 	probedDevice_.clear(); /* mkfs changes what a probe sees */
-	auto formatted = host_.filesystems.format(dev, fs);
+	/* Through LUKS even a fresh image's zeroes read as noise. */
+	const DeviceContents contents = imageCreated_ && !spec_.encryption
+						? DeviceContents::Zeroes
+						: DeviceContents::Unknown;
+	auto formatted = host_.filesystems.format(dev, fs, contents);
 	if (!formatted) {
 		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
 		if (formatted.error().code == Errc::Timeout &&

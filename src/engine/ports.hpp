@@ -30,8 +30,15 @@ enum class Change : uint8_t { Unchanged, Changed };
 /* What ensuring an image did, for the record: "created, 256 MiB", "grown from 64 MiB to 96 MiB". */
 struct ImageChange {
 	Change change = Change::Unchanged;
-	std::string detail; /* empty when unchanged */
+	std::string detail;   /* empty when unchanged */
+	bool created = false; /* made empty by this call: every block reads as zero */
 };
+
+/*
+ * What a device holds before mkfs, as far as the caller knows: zeroes only
+ * when it is an image the same run created and nothing has written since.
+ */
+enum class DeviceContents : uint8_t { Unknown, Zeroes };
 
 /* What a mapper needs of a volume: its name, image, cluster and [map]; nothing of its filesystem. */
 struct MapRequest {
@@ -198,9 +205,11 @@ public:
 	virtual ~Filesystems() = default;
 	/*
 	 * mkfs; the caller has just probed the device blank. Never forces.
+	 * A device known to hold zeroes needs none written (ext4's journal).
 	 * Answers the command line it ran, for the record.
 	 */
-	virtual Result<std::string> format(const std::string &device, const FilesystemSpec &fs) = 0;
+	virtual Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
+					   DeviceContents contents) = 0;
 	/*
 	 * fsck before a read-write mount: what it found ("clean", "errors
 	 * corrected", "not checked: xfs checks at mount"); Errc::Conflict when

@@ -9,7 +9,8 @@
 namespace rbdvolume {
 
 /* The exact command lines, exposed so unit tests can pin them. */
-Command mkfsCommand(const ToolConfig &tools, const std::string &device, const FilesystemSpec &fs);
+Command mkfsCommand(const ToolConfig &tools, const std::string &device, const FilesystemSpec &fs,
+		    DeviceContents contents);
 Command fsckCommand(const ToolConfig &tools, const std::string &device);
 /* The commands that grow a filesystem, in order; `mountPoint` "" means offline. */
 std::vector<Command> growCommands(const ToolConfig &tools, const std::string &device,
@@ -23,7 +24,8 @@ public:
 	{
 	}
 
-	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
+				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;

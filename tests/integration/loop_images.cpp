@@ -147,7 +147,7 @@ Result<ImageChange> LoopImages::ensureImage(const ImageRequest &spec)
 		return fail(Errc::NotFound, "image " + spec.image.display() + " does not exist");
 	if (auto made = createImage(spec.image, spec.image.create->sizeBytes); !made)
 		return tl::make_unexpected(made.error());
-	return ImageChange{ Change::Changed, "created" };
+	return ImageChange{ Change::Changed, "created", true };
 }
 
 } /* namespace rbdvolume::testing */

@@ -65,6 +65,7 @@ void FakeWorld::setSignature(const ImageSpec &image, std::string signature, bool
 	img.signature = std::move(signature);
 	img.ambivalent = ambivalent;
 	img.data = false;
+	img.zeroed = false;
 	/* Whoever wrote a filesystem made it fill the device. */
 	img.fsSize = img.signature.empty() ? 0 : img.size;
 }
@@ -75,6 +76,7 @@ void FakeWorld::setData(const ImageSpec &image)
 	img.signature.clear();
 	img.ambivalent = false;
 	img.data = true;
+	img.zeroed = false;
 	img.fsSize = 0;
 }
 
@@ -475,13 +477,15 @@ Result<ImageChange> FakeWorld::ensureImage(const ImageRequest &request)
 		return fail(Errc::NotFound, "image " + key + " does not exist");
 	images_[key] = FakeImage{};
 	images_[key].size = request.image.create->sizeBytes;
+	images_[key].zeroed = true;
 	log_.push_back("create " + key);
 	if (f)
 		return faultError(FakeOp::EnsureImage);
-	return ImageChange{ Change::Changed, "created" };
+	return ImageChange{ Change::Changed, "created", true };
 }
 
-Result<std::string> FakeWorld::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> FakeWorld::format(const std::string &device, const FilesystemSpec &fs,
+				      DeviceContents contents)
 {
 	const Fault *f = fault(FakeOp::Format);
 	if (f && !f->effect)
@@ -493,6 +497,12 @@ Result<std::string> FakeWorld::format(const std::string &device, const Filesyste
 		violations_.push_back("formatted " + device + " over '" + image->signature + "'");
 	if (image->data)
 		violations_.push_back("formatted " + device + " over data without a signature");
+	if (contents == DeviceContents::Zeroes &&
+	    (!image->zeroed || !image->signature.empty() || image->data))
+		violations_.push_back("formatted " + device +
+				      " as if it held zeroes, but it was written before");
+	lastFormatContents_ = contents;
+	image->zeroed = false;
 	image->data = false;
 	if (readOnlyDevice(device))
 		violations_.push_back("formatted " + device + ", a read-only mapping");
@@ -678,6 +688,7 @@ void FakeWorld::luksFormatByHand(const ImageSpec &image, const std::string &key,
 	outer.signature = LuksSignature;
 	outer.ambivalent = false;
 	outer.data = false;
+	outer.zeroed = false;
 	outer.fsSize = 0;
 	outer.key = key;
 	outer.inner = std::make_shared<FakeImage>();

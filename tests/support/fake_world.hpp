@@ -47,7 +47,8 @@ enum class FakeOp : uint8_t {
 struct FakeImage {
 	std::string signature; /* "" is blank */
 	bool ambivalent = false;
-	bool data = false; /* non-zero bytes without a signature */
+	bool data = false;   /* non-zero bytes without a signature */
+	bool zeroed = false; /* created by ensureImage and never written since */
 	uint64_t size = uint64_t{ 1 } << 30;
 	uint64_t fsSize = 0;		/* what the filesystem on it spans */
 	std::vector<std::string> users; /* other clients holding it open */
@@ -125,6 +126,8 @@ public:
 	const std::vector<FakeMapping> &mappings() const { return mappings_; }
 	const std::vector<std::string> &log() const { return log_; }
 	const std::vector<std::string> &violations() const { return violations_; }
+	/* What the last format was told the device held. */
+	std::optional<DeviceContents> lastFormatContents() const { return lastFormatContents_; }
 	void clearLog() { log_.clear(); }
 	/* The image's first mapping, "" when unmapped. */
 	std::string deviceOf(const ImageSpec &image) const;
@@ -161,7 +164,8 @@ public:
 				 const std::string &value) override;
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
-	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
+				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;
@@ -209,6 +213,7 @@ private:
 	unsigned nextDevice_ = 0;
 	std::vector<std::string> log_;
 	std::vector<std::string> violations_;
+	std::optional<DeviceContents> lastFormatContents_;
 };
 
 /* "mount", "save", ...: as the log spells an operation. */

@@ -150,7 +150,7 @@ Result<ImageChange> createMissing(rados_ioctx_t ioctx, const ImageSpec &image,
 	auto created = createImage(ioctx, image, context);
 	if (created)
 		return ImageChange{ Change::Changed,
-				    "created, " + sizeText(image.create->sizeBytes) };
+				    "created, " + sizeText(image.create->sizeBytes), true };
 	/* Someone else created it meanwhile: judge theirs like any existing image. */
 	if (created.error().sysErrno == EEXIST)
 		return inspectExisting(ioctx, image, context);

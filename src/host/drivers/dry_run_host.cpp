@@ -154,9 +154,11 @@ Result<void> DryRunHost::setMetadata(const ImageRequest &request, const std::str
 	return refused("write metadata '" + key + "' of " + request.image.display());
 }
 
-Result<std::string> DryRunHost::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> DryRunHost::format(const std::string &device, const FilesystemSpec &fs,
+				       DeviceContents contents)
 {
 	(void)fs;
+	(void)contents;
 	return refused("format " + device);
 }
 

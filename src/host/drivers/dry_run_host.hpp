@@ -72,7 +72,8 @@ private:
 						    const std::string &key) override;
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
 				 const std::string &value) override;
-	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
+				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;

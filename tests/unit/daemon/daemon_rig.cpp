@@ -203,10 +203,11 @@ Result<void> SafeWorld::checkSoleWriter(const ImageRequest &spec)
 	return FakeWorld::checkSoleWriter(spec);
 }
 
-Result<std::string> SafeWorld::format(const std::string &device, const FilesystemSpec &fs)
+Result<std::string> SafeWorld::format(const std::string &device, const FilesystemSpec &fs,
+				      DeviceContents contents)
 {
 	const Call call(*this, FakeOp::Format, "");
-	return FakeWorld::format(device, fs);
+	return FakeWorld::format(device, fs, contents);
 }
 
 Result<std::string> SafeWorld::check(const std::string &device, const FilesystemSpec &fs)

@@ -82,7 +82,8 @@ public:
 	Result<Change> unmap(const MapRequest &spec, const std::string &device) override;
 	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	Result<void> checkSoleWriter(const ImageRequest &spec) override;
-	Result<std::string> format(const std::string &device, const FilesystemSpec &fs) override;
+	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
+				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
 	Result<Change> grow(const std::string &device, const std::string &mountPoint,
 			    const FilesystemSpec &fs) override;

@@ -58,6 +58,8 @@ TEST(Crypt, AFreshImageGetsAHeaderThenTheFilesystemOnTheMappingAndGoesDownInReve
 			  "luks-open /dev/rbd0 rbdv-vol", "mkfs " + Mapper + " ext4",
 			  "mount " + Mapper + " " + rig.spec.staging.path + " ext4 rw" }));
 	EXPECT_EQ(rig.world.signature(rig.spec.image), LuksSignature);
+	/* A fresh image's zeroes read as noise through the mapping. */
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
 	ASSERT_NE(mountOn(rig.world, "/srv/vol"), nullptr);
 	EXPECT_EQ(mountOn(rig.world, "/srv/vol")->entry.source, Mapper);
 	const Ownership record = rig.world.record("vol");

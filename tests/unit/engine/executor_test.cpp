@@ -70,6 +70,42 @@ TEST(Executor, FormatOfTheWantedFilesystemIsUnchanged)
 	EXPECT_FALSE(rig.world.record("data").formatted);
 }
 
+/* The image this run created reads as zeroes: mkfs writes no journal. */
+TEST(Executor, AnImageCreatedInTheRunIsFormattedAsZeroes)
+{
+	Rig rig(dataSpec());
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Zeroes);
+	EXPECT_TRUE(logHas(rig.world, "mkfs"));
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* A blank image found, not made: blank to a probe is not zeroes, so mkfs writes its journal. */
+TEST(Executor, ABlankImageFoundIsFormattedAsUnknownContents)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image);
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* Created in an earlier run that stopped before mkfs: this run cannot vouch for its contents. */
+TEST(Executor, AnImageCreatedInAnEarlierRunIsFormattedAsUnknownContents)
+{
+	Rig rig(dataSpec());
+	rig.world.failNext(FakeOp::Map, Errc::Io);
+	auto first = rig.pass();
+	ASSERT_TRUE(first);
+	ASSERT_FALSE(first->report.ok());
+	ASSERT_TRUE(rig.world.hasImage(rig.spec.image));
+	auto second = rig.pass();
+	ASSERT_TRUE(second && second->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
+}
+
 TEST(Executor, ReadOnlyVolumeIsNeverFormatted)
 {
 	Rig rig(SpecBuilder("data").readOnly().build());

@@ -19,15 +19,31 @@ FilesystemSpec fsOf(FsType type, std::vector<std::string> options = {})
 	return fs;
 }
 
+constexpr DeviceContents Unknown = DeviceContents::Unknown;
+constexpr DeviceContents Zeroes = DeviceContents::Zeroes;
+
 TEST(FsTools, MkfsNeverForcesAndSkipsTheDiscardPass)
 {
 	const ToolConfig tools;
-	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Ext4, { "-L", "data" })).argv,
-		  (Argv{ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
-			 "nodiscard,lazy_itable_init=1", "-L", "data", "/dev/rbd0" }));
-	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Xfs)).argv,
+	EXPECT_EQ(
+		mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Ext4, { "-L", "data" }), Unknown).argv,
+		(Argv{ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E", "nodiscard,lazy_itable_init=1",
+		       "-L", "data", "/dev/rbd0" }));
+	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Xfs), Unknown).argv,
 		  (Argv{ "/usr/sbin/mkfs.xfs", "-q", "-K", "/dev/rbd0" }));
-	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Xfs)).timeout, tools.mkfsTimeout);
+	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Xfs), Unknown).timeout,
+		  tools.mkfsTimeout);
+}
+
+/* Only a device known to read as zeroes may keep an unwritten journal. */
+TEST(FsTools, MkfsLeavesTheJournalUnwrittenOnlyOnZeroes)
+{
+	const ToolConfig tools;
+	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Ext4), Zeroes).argv,
+		  (Argv{ "/usr/sbin/mkfs.ext4", "-q", "-m", "0", "-E",
+			 "nodiscard,lazy_itable_init=1,lazy_journal_init=1", "/dev/rbd0" }));
+	EXPECT_EQ(mkfsCommand(tools, "/dev/rbd0", fsOf(FsType::Xfs), Zeroes).argv,
+		  (Argv{ "/usr/sbin/mkfs.xfs", "-q", "-K", "/dev/rbd0" }));
 }
 
 TEST(FsTools, ToolPathsComeFromTheConfig)
@@ -35,7 +51,8 @@ TEST(FsTools, ToolPathsComeFromTheConfig)
 	ToolConfig tools;
 	tools.mkfsXfs = "/opt/xfs/mkfs.xfs";
 	tools.xfsGrowfs = "/opt/xfs/xfs_growfs";
-	EXPECT_EQ(mkfsCommand(tools, "/dev/nbd0", fsOf(FsType::Xfs)).argv.front(), tools.mkfsXfs);
+	EXPECT_EQ(mkfsCommand(tools, "/dev/nbd0", fsOf(FsType::Xfs), Unknown).argv.front(),
+		  tools.mkfsXfs);
 	EXPECT_EQ(growCommands(tools, "/dev/nbd0", "/mnt", fsOf(FsType::Xfs)).front().argv,
 		  (Argv{ "/opt/xfs/xfs_growfs", "/mnt" }));
 }
@@ -85,7 +102,7 @@ TEST(FsTools, MkfsFailureNamesTheTool)
 	FakeRunner runner;
 	runner.answer(1, "", "mkfs.ext4: Device size reported to be zero.\n");
 	ToolFilesystems formatter(runner, ToolConfig{});
-	auto formatted = formatter.format("/dev/rbd0", fsOf(FsType::Ext4));
+	auto formatted = formatter.format("/dev/rbd0", fsOf(FsType::Ext4), Unknown);
 	ASSERT_FALSE(formatted);
 	EXPECT_EQ(formatted.error().message,
 		  "'/usr/sbin/mkfs.ext4' failed on /dev/rbd0: exit status "
