@@ -89,7 +89,8 @@ private:
 	ProbeResult probe_;
 	std::string detail_;
 	std::string stepDevice_;
-	bool imageCreated_ = false; /* this run made the image: it reads as zeroes */
+	bool imageCreated_ = false;   /* this run made the image: it reads as zeroes */
+	std::string formattedDevice_; /* what this run's mkfs made a filesystem on */
 };
 
 /* A change that happened but cannot be recorded is uncertain: our record lags the host. */
@@ -255,6 +256,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 		return tl::make_unexpected(formatted.error());
 	}
 	detail_ = std::move(*formatted);
+	formattedDevice_ = dev;
 	record_.formatted = true;
 	/* A fresh filesystem fills the device; unknown size only costs a no-op grow later. */
 	if (auto size = host_.probe.deviceSize(dev))
@@ -403,6 +405,11 @@ Result<Change> Run::operator()(const LuksCloseStep &s)
 Result<Change> Run::operator()(const CheckStep &s)
 {
 	stepDevice_ = device(s.device);
+	/* As kubelet does: fsck guards a filesystem found, not one mkfs just made. */
+	if (stepDevice_ == formattedDevice_) {
+		detail_ = "not checked: formatted in this run";
+		return Change::Unchanged;
+	}
 	auto checked = host_.filesystems.check(stepDevice_, *spec_.filesystem);
 	if (!checked)
 		return tl::make_unexpected(checked.error());

@@ -70,14 +70,27 @@ TEST(Executor, FormatOfTheWantedFilesystemIsUnchanged)
 	EXPECT_FALSE(rig.world.record("data").formatted);
 }
 
-/* The image this run created reads as zeroes: mkfs writes no journal. */
-TEST(Executor, AnImageCreatedInTheRunIsFormattedAsZeroes)
+const StepOutcome *outcomeOf(const ExecutionReport &report, const char *kind)
+{
+	const auto it = std::find_if(
+		report.outcomes.begin(), report.outcomes.end(),
+		[&](const StepOutcome &o) { return std::string(stepName(o.step)) == kind; });
+	return it == report.outcomes.end() ? nullptr : &*it;
+}
+
+/* An image the run created reads as zeroes: no journal to write, and nothing for fsck to find. */
+TEST(Executor, AnImageCreatedInTheRunIsFormattedAsZeroesAndNotChecked)
 {
 	Rig rig(dataSpec());
 	auto outcome = rig.pass();
 	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
 	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Zeroes);
 	EXPECT_TRUE(logHas(rig.world, "mkfs"));
+	EXPECT_FALSE(logHas(rig.world, "fsck"));
+	const StepOutcome *check = outcomeOf(outcome->report, "check");
+	ASSERT_NE(check, nullptr);
+	EXPECT_EQ(check->change, Change::Unchanged);
+	EXPECT_EQ(check->detail, "not checked: formatted in this run");
 	EXPECT_TRUE(rig.world.violations().empty());
 }
 
@@ -89,6 +102,7 @@ TEST(Executor, ABlankImageFoundIsFormattedAsUnknownContents)
 	auto outcome = rig.pass();
 	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
 	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
+	EXPECT_FALSE(logHas(rig.world, "fsck"));
 	EXPECT_TRUE(rig.world.violations().empty());
 }
 
@@ -104,6 +118,17 @@ TEST(Executor, AnImageCreatedInAnEarlierRunIsFormattedAsUnknownContents)
 	auto second = rig.pass();
 	ASSERT_TRUE(second && second->report.ok()) << rig.world.describe();
 	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
+}
+
+/* A filesystem found is checked before its read-write mount. */
+TEST(Executor, AFilesystemFoundIsChecked)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image, "ext4");
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
+	EXPECT_TRUE(logHas(rig.world, "fsck"));
+	EXPECT_FALSE(rig.world.lastFormatContents());
 }
 
 TEST(Executor, ReadOnlyVolumeIsNeverFormatted)
@@ -304,11 +329,12 @@ TEST(Executor, ReadOnlyVolumesShareTheImage)
 TEST(Executor, StopsAtTheFirstFailure)
 {
 	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image, "ext4");
 	rig.world.failNext(FakeOp::Check, Errc::Conflict);
 	auto outcome = rig.pass();
 	ASSERT_TRUE(outcome);
 	const auto &outcomes = outcome->report.outcomes;
-	ASSERT_EQ(outcomes.size(), 4U); /* ensure-image, map, format, check */
+	ASSERT_EQ(outcomes.size(), 4U); /* ensure-image, map, format (found ext4), check */
 	EXPECT_TRUE(std::holds_alternative<CheckStep>(outcomes.back().step));
 	EXPECT_EQ(outcomes.back().error->code, Errc::Conflict);
 	EXPECT_EQ(outcomes[1].change, Change::Changed);
