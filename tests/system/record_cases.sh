@@ -61,6 +61,16 @@ for text in sys.stdin:
 print(" ".join(out))'
 }
 
+# The RBDV_DETAIL of NAME's STEP lines since CURSOR, a line each.
+step_detail() { # step_detail CURSOR NAME STEP
+	record_since "$1" "$2" | python3 -c '
+import json, sys
+for text in sys.stdin:
+    e = json.loads(text)
+    if e.get("RBDV_STEP") == sys.argv[1]:
+        print(e.get("RBDV_DETAIL", ""))' "$3"
+}
+
 # Stage and publish, unpublish and unstage through the unit: one info line per
 # changed step, in order, fields filled; the up and down events with their
 # MESSAGE_IDs; a converged pass adds no info line; the unit's status line; the
@@ -74,6 +84,11 @@ case_record_changes() {
 	# grow-if-needed found nothing to do: debug, not shown; fsck's verdict is always said
 	[ "$steps" = "ensure-image:changed map:changed format-if-blank:changed check:unchanged mount-staging:changed publish:changed" ] ||
 		fail "the stage's record: $steps"
+	# a fresh image reads as zeroes: mkfs leaves the journal unwritten, and fsck has nothing to find
+	[[ $(step_detail "$cursor" rc1 format-if-blank) == *"lazy_journal_init=1"* ]] ||
+		fail "the fresh image's mkfs: $(step_detail "$cursor" rc1 format-if-blank)"
+	[ "$(step_detail "$cursor" rc1 check)" = "not checked: formatted in this run" ] ||
+		fail "the check after our mkfs: $(step_detail "$cursor" rc1 check)"
 	events_since "$cursor" 7eb0d271a6b040a898fa189d82c9ab8e | grep -q "volume 'rc1' is up: /dev/loop" || fail "no 'is up' event for rc1"
 	[ "$(formatted_since "$cursor")" = rc1 ] || fail "MESSAGE_ID=formatted names '$(formatted_since "$cursor")', not rc1"
 
