@@ -153,21 +153,17 @@ Result<Change> markMount(const UtabEntry &entry)
 /*
  * umount2() resolves its path again: from a directory reached without links
  * (this thread's own working directory, CLONE_FS), the last component is all
- * it resolves, and UMOUNT_NOFOLLOW keeps that from being a link too.
+ * it resolves, and UMOUNT_NOFOLLOW keeps that from being a link too. It runs
+ * on a thread of its own that ends with it (boundedCall): the working
+ * directory it leaves behind is nobody else's.
  */
 int unmountIn(int directory, const std::string &name)
 {
 	if (unshare(CLONE_FS) < 0)
 		return errno;
-	const int previous = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int err = 0;
 	if (fchdir(directory) < 0 || umount2(name.c_str(), UMOUNT_NOFOLLOW) < 0)
-		err = errno;
-	if (previous >= 0) {
-		(void)fchdir(previous);
-		close(previous);
-	}
-	return err;
+		return errno;
+	return 0;
 }
 
 /* The directory we made for a staging mount goes with it; any other stays (it was asked for). */
