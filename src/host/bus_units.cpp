@@ -20,6 +20,7 @@ constexpr const char *Systemd = "org.freedesktop.systemd1";
 constexpr const char *ManagerPath = "/org/freedesktop/systemd1";
 constexpr const char *ManagerInterface = "org.freedesktop.systemd1.Manager";
 constexpr const char *UnitInterface = "org.freedesktop.systemd1.Unit";
+constexpr const char *ServiceInterface = "org.freedesktop.systemd1.Service";
 
 /* Every job that ended on this connection, by path: ours may end before its path is known. */
 struct JobsEnded {
@@ -102,7 +103,9 @@ Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadlin
 	return bus;
 }
 
-Result<std::string> unitProperty(sd_bus *bus, const std::string &unit, const char *property)
+/* A string property of UNIT's object: of the Unit interface, or of another (Service). */
+Result<std::string> unitProperty(sd_bus *bus, const std::string &unit, const char *property,
+				 const char *interface = UnitInterface)
 {
 	char *raw = nullptr;
 	int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit.c_str(), &raw);
@@ -113,8 +116,8 @@ Result<std::string> unitProperty(sd_bus *bus, const std::string &unit, const cha
 	ScopedBusError error;
 	char *value = nullptr;
 	/* systemd loads a unit that is not loaded yet when its object is asked for. */
-	r = sd_bus_get_property_string(bus, Systemd, path.c_str(), UnitInterface, property,
-				       error.get(), &value);
+	r = sd_bus_get_property_string(bus, Systemd, path.c_str(), interface, property, error.get(),
+				       &value);
 	if (r < 0)
 		return fail(Errc::Io,
 			    "cannot read " + std::string(property) + " of " + unit + ": " +
@@ -184,7 +187,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 			/* As systemctl: "skipped" is a job that did not apply to the unit's state. */
 			if (found->second == "done" || found->second == "skipped")
 				return {};
-			const auto result = unitProperty(raw, unit, "Result");
+			const auto result = unitProperty(raw, unit, "Result", ServiceInterface);
 			return fail(Errc::Io,
 				    what + " failed: its job ended '" + found->second + "'" +
 					    (result ? ", the unit's result is '" + *result + "'"
@@ -228,6 +231,16 @@ Result<std::string> BusUnits::activeState(const std::string &templateName,
 	if (!bus)
 		return tl::make_unexpected(bus.error());
 	return unitProperty(bus->get(), unitName(templateName, instance), "ActiveState");
+}
+
+Result<std::string> BusUnits::result(const std::string &templateName, const std::string &instance)
+{
+	const auto timeout = std::min<std::chrono::milliseconds>(timeout_, StateTimeout);
+	auto bus = connect(address_, Clock::now() + timeout);
+	if (!bus)
+		return tl::make_unexpected(bus.error());
+	return unitProperty(bus->get(), unitName(templateName, instance), "Result",
+			    ServiceInterface);
 }
 
 } /* namespace rbdvolume */

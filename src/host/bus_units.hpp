@@ -33,6 +33,8 @@ public:
 	Result<void> reload(const std::string &templateName, const std::string &instance) override;
 	Result<std::string> activeState(const std::string &templateName,
 					const std::string &instance) override;
+	Result<std::string> result(const std::string &templateName,
+				   const std::string &instance) override;
 
 	static constexpr std::chrono::seconds ReloadTimeout = SystemctlUnits::ReloadTimeout;
 	static constexpr std::chrono::seconds StateTimeout = SystemctlUnits::StateTimeout;

@@ -61,15 +61,28 @@ Result<void> SystemctlUnits::reload(const std::string &templateName, const std::
 Result<std::string> SystemctlUnits::activeState(const std::string &templateName,
 						const std::string &instance)
 {
-	auto shown = run({ "show", "-P", "ActiveState" }, unitName(templateName, instance),
+	return shownProperty("ActiveState", templateName, instance);
+}
+
+Result<std::string> SystemctlUnits::result(const std::string &templateName,
+					   const std::string &instance)
+{
+	return shownProperty("Result", templateName, instance);
+}
+
+Result<std::string> SystemctlUnits::shownProperty(const char *property,
+						  const std::string &templateName,
+						  const std::string &instance)
+{
+	auto shown = run({ "show", "-P", property }, unitName(templateName, instance),
 			 std::min<std::chrono::milliseconds>(timeout_, StateTimeout));
 	if (!shown)
 		return tl::make_unexpected(shown.error());
-	std::string state = shown->out.substr(0, shown->out.find('\n'));
-	if (state.empty())
-		return fail(Errc::Io, "systemctl show printed no ActiveState for " +
-					      unitName(templateName, instance));
-	return state;
+	std::string value = shown->out.substr(0, shown->out.find('\n'));
+	if (value.empty())
+		return fail(Errc::Io, "systemctl show printed no " + std::string(property) +
+					      " for " + unitName(templateName, instance));
+	return value;
 }
 
 } /* namespace rbdvolume */

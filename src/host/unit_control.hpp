@@ -42,6 +42,14 @@ public:
 	 */
 	virtual Result<std::string> activeState(const std::string &templateName,
 						const std::string &instance) = 0;
+	/*
+	 * How its main process last ended, as systemd's Service.Result says it
+	 * ("success", "signal", "exit-code", ...): for a unit that is
+	 * deactivating, whether systemd is cleaning up after a server that failed
+	 * (Restart= brings a new one next) or stopping one on request ("success").
+	 */
+	virtual Result<std::string> result(const std::string &templateName,
+					   const std::string &instance) = 0;
 };
 
 /* systemctl start/stop through the CommandRunner. */
@@ -61,6 +69,9 @@ public:
 	/* `systemctl show -P ActiveState`, waiting StateTimeout at most. */
 	Result<std::string> activeState(const std::string &templateName,
 					const std::string &instance) override;
+	/* `systemctl show -P Result`, waiting StateTimeout at most. */
+	Result<std::string> result(const std::string &templateName,
+				   const std::string &instance) override;
 
 	static constexpr std::chrono::seconds ReloadTimeout{ 1 };
 	static constexpr std::chrono::seconds StateTimeout{ 5 };
@@ -68,6 +79,9 @@ public:
 private:
 	Result<CommandOutput> run(const std::vector<std::string> &args, const std::string &unit,
 				  std::chrono::milliseconds timeout);
+	/* `systemctl show -P PROPERTY`: its first line, never empty. */
+	Result<std::string> shownProperty(const char *property, const std::string &templateName,
+					  const std::string &instance);
 
 	CommandRunner &runner_;
 	std::string systemctl_;

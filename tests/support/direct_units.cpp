@@ -68,6 +68,12 @@ Result<std::string> DirectUnits::activeState(const std::string &templateName,
 	return std::string(ended ? "inactive" : "active");
 }
 
+Result<std::string> DirectUnits::result(const std::string & /*templateName*/,
+					const std::string & /*instance*/)
+{
+	return std::string("success");
+}
+
 Result<void> DirectUnits::start(const std::string &templateName, const std::string &instance)
 {
 	const std::string unit = unitName(templateName, instance);

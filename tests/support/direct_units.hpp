@@ -35,6 +35,9 @@ public:
 	/* "active" while its process runs, else "inactive": nothing here restarts it. */
 	Result<std::string> activeState(const std::string &templateName,
 					const std::string &instance) override;
+	/* "success": nothing here is ever deactivating. */
+	Result<std::string> result(const std::string &templateName,
+				   const std::string &instance) override;
 
 	/* The running process of a unit, or 0 (to kill it the hard way in a test). */
 	pid_t pid(const std::string &templateName, const std::string &instance) const;

@@ -110,6 +110,11 @@ Result<std::string> DryRunHost::activeState(const std::string &templateName,
 	return states_.activeState(templateName, instance);
 }
 
+Result<std::string> DryRunHost::result(const std::string &templateName, const std::string &instance)
+{
+	return states_.result(templateName, instance);
+}
+
 Result<CommandOutput> DryRunHost::run(const Command &command)
 {
 	return refused("run " +

@@ -85,6 +85,8 @@ private:
 	/* Read-only: systemd is asked, as the daemon would ask it. */
 	Result<std::string> activeState(const std::string &templateName,
 					const std::string &instance) override;
+	Result<std::string> result(const std::string &templateName,
+				   const std::string &instance) override;
 	/* The drivers' own commands are refused. */
 	Result<CommandOutput> run(const Command &command) override;
 

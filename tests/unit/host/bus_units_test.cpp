@@ -105,9 +105,14 @@ private:
 			SD_BUS_SIGNAL("JobRemoved", "uoss", 0),
 			SD_BUS_VTABLE_END,
 		};
+		/* As systemd's: ActiveState on the Unit interface, Result on the Service one. */
 		static const sd_bus_vtable unit[] = {
 			SD_BUS_VTABLE_START(0),
 			SD_BUS_PROPERTY("ActiveState", "s", onProperty, 0, 0),
+			SD_BUS_VTABLE_END,
+		};
+		static const sd_bus_vtable service[] = {
+			SD_BUS_VTABLE_START(0),
 			SD_BUS_PROPERTY("Result", "s", onProperty, 0, 0),
 			SD_BUS_VTABLE_END,
 		};
@@ -115,6 +120,9 @@ private:
 					     this) < 0 ||
 		    sd_bus_add_fallback_vtable(raw, nullptr, "/org/freedesktop/systemd1/unit",
 					       "org.freedesktop.systemd1.Unit", unit, nullptr,
+					       this) < 0 ||
+		    sd_bus_add_fallback_vtable(raw, nullptr, "/org/freedesktop/systemd1/unit",
+					       "org.freedesktop.systemd1.Service", service, nullptr,
 					       this) < 0)
 			return;
 		while (!stop_) {
@@ -267,6 +275,14 @@ TEST_F(BusUnitsTest, ActiveStateIsRead)
 	auto state = units().activeState("rbd-nbd", "f");
 	ASSERT_TRUE(state) << state.error().message;
 	EXPECT_EQ(*state, "active");
+}
+
+TEST_F(BusUnitsTest, ResultIsReadFromTheServiceInterface)
+{
+	manager_.script("rbd-nbd@h.service", "done", "signal");
+	auto result = units().result("rbd-nbd", "h");
+	ASSERT_TRUE(result) << result.error().message;
+	EXPECT_EQ(*result, "signal");
 }
 
 TEST_F(BusUnitsTest, ASkippedJobIsDoneAsForSystemctl)

@@ -76,6 +76,16 @@ std::string NbdMapper::serverFault(const std::string &volume, const std::string 
 	/* A restart is under way ("activating"), or the new server is about to connect. */
 	if (state && (*state == "activating" || *state == "active" || *state == "reloading"))
 		return {};
+	/*
+	 * Its server failed and systemd is cleaning up after it (ExecStopPost=):
+	 * Restart= brings a new one next. A stop someone asked for ends "success".
+	 * Should no restart follow after all, the unit settles failed and the
+	 * next pass says so.
+	 */
+	if (state && *state == "deactivating") {
+		if (const auto why = units_.result(UnitTemplate, volume); why && *why != "success")
+			return {};
+	}
 	return "nothing serves " + device + ": " + unit +
 	       (state ? " is " + *state : " cannot be asked (" + state.error().message + ")") +
 	       ". The kernel holds the device's I/O for a new server (failing it after the "

@@ -336,6 +336,38 @@ TEST_F(ServerlessDeviceTest, IsTheVolumesMappingWhileSystemdRestartsItsServer)
 	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ ShowState }));
 }
 
+const Argv ShowResult = { "/usr/bin/systemctl", "show", "-P", "Result", "rbd-nbd@data.service" };
+
+/* kill -9 of rbd-nbd: systemd runs ExecStopPost=, then Restart= starts a new server. */
+TEST_F(ServerlessDeviceTest, IsTheVolumesMappingWhileSystemdCleansUpAfterAFailedServer)
+{
+	runner_.answer(0, "deactivating\n");
+	runner_.answer(0, "signal\n");
+	const MappedImage image = listedOnce();
+	EXPECT_EQ(image.device, "/dev/nbd0");
+	EXPECT_EQ(image.fault, "");
+	EXPECT_EQ(argvs(runner_.commands), (std::vector<Argv>{ ShowState, ShowResult }));
+}
+
+/* `systemctl stop rbd-nbd@data`: nothing comes back. */
+TEST_F(ServerlessDeviceTest, IsFaultyWhileItsServerIsStoppedOnRequest)
+{
+	runner_.answer(0, "deactivating\n");
+	runner_.answer(0, "success\n");
+	EXPECT_EQ(listedOnce().fault.rfind(
+			  "nothing serves /dev/nbd0: rbd-nbd@data.service is deactivating.", 0),
+		  0U);
+}
+
+TEST_F(ServerlessDeviceTest, IsFaultyWhenADeactivatingUnitsResultCannotBeRead)
+{
+	runner_.answer(0, "deactivating\n");
+	runner_.answer(1, "", "Failed to connect to bus: No such file or directory\n");
+	EXPECT_EQ(listedOnce().fault.rfind(
+			  "nothing serves /dev/nbd0: rbd-nbd@data.service is deactivating.", 0),
+		  0U);
+}
+
 TEST_F(ServerlessDeviceTest, IsFaultyWhenNoServerIsComing)
 {
 	runner_.answer(0, "inactive\n");
