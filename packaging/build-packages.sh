@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # build-packages.sh: builds the Debian packages and checks the RPM spec.
 #
-#   packaging/build-packages.sh OUTDIR
+#   packaging/build-packages.sh [--tests] OUTDIR
 #
 # 1. copies the source tree into a temporary directory: in a git checkout the
 #    tracked files plus untracked ones that are not ignored, as they are in
@@ -10,7 +10,11 @@
 #    elsewhere everything but build directories; packaging/debian goes to
 #    debian/ there;
 # 2. runs `dpkg-buildpackage -us -uc -b` in it (DEB_BUILD_OPTIONS: nocheck,
-#    parallel=$(nproc), noautodbgsym);
+#    parallel=$(nproc), noautodbgsym; the profile nocheck);
+#    with --tests: the profile pkg.rbd-volume.werror instead: the test
+#    suites are built too, all of it with -Werror (none is run); the tree is
+#    kept in OUTDIR/tree and its meson build directory is OUTDIR/build, for
+#    the suites to run against (CI's gcc build: scripts/test.sh);
 # 3. copies the .debs (rbd-volume, rbd-volume-csi) to OUTDIR, after removing
 #    the rbd-volume*.deb files already there;
 # 4. runs lintian on them: fails on an error, prints everything else
@@ -26,7 +30,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
-	echo "usage: packaging/build-packages.sh OUTDIR" >&2
+	echo "usage: packaging/build-packages.sh [--tests] OUTDIR" >&2
 	exit 2
 }
 die() {
@@ -34,6 +38,11 @@ die() {
 	exit 1
 }
 
+tests=no
+if [ "${1:-}" = --tests ]; then
+	tests=yes
+	shift
+fi
 if [ $# -ne 1 ] || [ -z "$1" ]; then usage; fi
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
@@ -65,9 +74,16 @@ echo "    meson.build $meson_version, debian/changelog $deb_version, rbd-volume.
 
 # --- the source tree, with debian/ ------------------------------------------------
 
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/rbd-volume-packages.XXXXXX")
-cleanup() { rm -rf --one-file-system "$work"; }
-trap cleanup EXIT
+if [ $tests = yes ]; then
+	# kept: the other suites run against its build directory
+	work=$out/tree
+	rm -rf --one-file-system "$work" "$out/build"
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/var/tmp}/rbd-volume-packages.XXXXXX")
+	cleanup() { rm -rf --one-file-system "$work"; }
+	trap cleanup EXIT
+fi
 tree=$work/rbd-volume-$meson_version
 
 step "copying the source tree to $tree"
@@ -89,13 +105,20 @@ step_done
 
 # --- dpkg-buildpackage ----------------------------------------------------------------
 
-step "dpkg-buildpackage -us -uc -b ($(nproc) jobs; log: $out/build.log)"
+profiles=nocheck what="nocheck"
+[ $tests = no ] || profiles=pkg.rbd-volume.werror what="the test suites built, -Werror"
+step "dpkg-buildpackage -us -uc -b -P$profiles ($what; $(nproc) jobs; log: $out/build.log)"
 # Old packages go first: a failed build must not leave them to be tested.
 rm -f "$out"/rbd-volume*.deb
 if ! (cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc) noautodbgsym" \
-	dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1; then
+	dpkg-buildpackage -us -uc -b -P"$profiles") >"$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log" >&2
 	die "dpkg-buildpackage failed (whole log: $out/build.log)"
+fi
+if [ $tests = yes ]; then
+	builddir=$(find "$tree" -maxdepth 1 -type d -name 'obj-*' | head -n 1)
+	[ -f "$builddir/build.ninja" ] || die "dpkg-buildpackage left no meson build directory in $tree"
+	ln -sfn "$builddir" "$out/build"
 fi
 debs=()
 for deb in "$work"/rbd-volume_*.deb "$work"/rbd-volume-csi_*.deb; do
@@ -161,3 +184,4 @@ step_done
 
 echo "==> packages in $out ($(($(now) - started_all)) s in all):"
 for deb in "${debs[@]}"; do echo "    $(basename "$deb")"; done
+[ $tests = no ] || echo "    the build directory, its test suites built: $out/build"
