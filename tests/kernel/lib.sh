@@ -73,6 +73,15 @@ kg_install() {
 	rm -rf "$SYS_WORK/vm/dest"
 	DESTDIR=$SYS_WORK/vm/dest meson install -C "$SYS_BUILD" --no-rebuild >"$log" 2>&1 ||
 		sys_die "meson install failed (see $log)"
+	# A build for /usr puts its units in /lib (Debian 12's systemd.pc): where
+	# / has merged /usr, /lib is a link that cp cannot copy a directory over.
+	for path in bin sbin lib lib64; do
+		if [ -L "/$path" ] && [ -d "$SYS_WORK/vm/dest/$path" ] && [ ! -L "$SYS_WORK/vm/dest/$path" ]; then
+			mkdir -p "$SYS_WORK/vm/dest/usr/$path"
+			cp -a "$SYS_WORK/vm/dest/$path/." "$SYS_WORK/vm/dest/usr/$path/"
+			rm -rf "${SYS_WORK:?}/vm/dest/$path"
+		fi
+	done
 	in_ct cp -a "$SYS_WORK/vm/dest/." / || sys_die "cannot copy the build into the guest"
 	mapfile -t SYS_INSTALLED < <(sys_installed_paths "$SYS_BUILD")
 	for path in "${SYS_INSTALLED[@]}"; do
