@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test run, as CI does it: install, lint (clang-format, shellcheck),
-# build with gcc and clang, fuzz the spec parser, build the Debian packages
-# (lintian, rpmspec), run every suite (once plain, once under ASan+UBSan; the
-# system suite, the packages test included, and the kernel suite once).
+# two builds, each configuration compiled once:
+#   - gcc: the Debian packages, built with their test suites and -Werror
+#     (packaging/build-packages.sh --tests; lintian, rpmspec); every suite
+#     runs once against that build tree, so the daemon the system and kernel
+#     suites install is built as the packages ship it;
+#   - clang: ASan+UBSan and the libFuzzer target, -Werror; clang-tidy reads
+#     its compile database; the spec parser is fuzzed; the unit, integration
+#     and ceph suites run again under the sanitizers.
 # Every phase is timed; the table of them comes last but one, then one line:
 # "tests: N passed, N failed, N skipped" (gtest cases counted).
 # shellcheck disable=SC2317 # its functions run through phase
@@ -13,9 +18,13 @@ cd "$(dirname "$0")/.."
 . scripts/phases.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-builds=(build-ci build-asan build-clang)
-debs_dir=$PWD/build-ci/debs
+gcc_out=build-ci
+gcc_build=$gcc_out/build
+clang_build=build-clang
 status=0
+
+export RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 RBDV_REQUIRE_KERNEL=1
+export RBDV_REQUIRE_PACKAGES=1 RBDV_DEBS_DIR=$PWD/$gcc_out
 
 check_format() {
 	local sources
@@ -24,23 +33,17 @@ check_format() {
 	echo "${#sources[@]} files formatted"
 }
 
-build() { # build DIR [SETUP-ARGS...]
-	local dir=$1
-	shift
-	meson setup "$dir" "$@" >/dev/null
-	meson compile -C "$dir"
-}
-
 build_clang() {
-	CXX=clang++ build build-clang -Dfuzzer=true -Db_sanitize=address,undefined -Db_lundef=false
+	CXX=clang++ meson setup "$clang_build" -Dfuzzer=true -Db_sanitize=address,undefined \
+		-Db_lundef=false >/dev/null
+	meson compile -C "$clang_build"
 }
 
-# suite LOGBASE ARGS...: meson test over build-ci, its log kept apart
+# suite LOGBASE ARGS...: meson test over the gcc build, its log kept apart
 suite() {
 	local logbase=$1
 	shift
-	RBDV_DEBS_DIR=$debs_dir meson test -C build-ci --logbase "$logbase" --print-errorlogs \
-		--num-processes "$(nproc)" "$@"
+	meson test -C "$gcc_build" --logbase "$logbase" --print-errorlogs --num-processes "$(nproc)" "$@"
 }
 
 # A build that failed leaves nothing to test: the table, and out.
@@ -50,36 +53,30 @@ stop_after() {
 	exit 1
 }
 
-export RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 RBDV_REQUIRE_KERNEL=1
-export RBDV_REQUIRE_PACKAGES=1
-
 phase "dependencies" scripts/install-deps.sh || stop_after "installing the dependencies"
 phase "clang-format" check_format || status=1
 phase "shellcheck" scripts/shellcheck.sh || status=1
 
-rm -rf "${builds[@]}"
-phase "gcc build (-Werror)" build build-ci --buildtype=debugoptimized || stop_after "the gcc build"
-phase "gcc build with ASan+UBSan" build build-asan -Db_sanitize=address,undefined -Db_lundef=false ||
-	stop_after "the gcc ASan build"
-phase "clang build with the fuzzer, ASan+UBSan" build_clang || stop_after "the clang build"
-phase "clang-tidy (src/, tests/)" scripts/clang-tidy.sh build-clang || status=1
-phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" tests/fuzz/run-spec-fuzz.sh build-clang "$FUZZ_SECONDS" ||
-	status=1
-# dpkg-buildpackage from a copy of the tree, lintian (no errors), rpmspec -P.
-# The packages test installs these .debs into a container and upgrades them.
-phase "Debian and RPM packages" packaging/build-packages.sh "$debs_dir" || status=1
+rm -rf "$gcc_out" "$clang_build"
+phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
+	stop_after "the gcc build"
 
-# The system suite installs its build into a container and runs it under
-# systemd: once, from the plain build (its daemon is the one packages ship).
-# The kernel suite installs its build into a guest kernel: once, from the
-# plain build too (under emulation, a sanitized daemon would only be slower).
-phase "ASan+UBSan: unit, integration, ceph" meson test -C build-asan --setup sanitize \
-	--no-suite system --no-suite kernel --print-errorlogs --num-processes "$(nproc)" || status=1
-phase "unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
-phase "system suite" suite testlog-system system || status=1
-phase "kernel suite" suite testlog-kernel kernel || status=1
-phase "packages test" suite testlog-packages packages || status=1
+# The system suite installs the gcc build into a container, the packages test
+# its .debs; the kernel suite installs it into a guest kernel: once, from the
+# gcc build (under emulation a sanitized daemon would only be slower).
+phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
+phase "gcc: system suite" suite testlog-system system || status=1
+phase "gcc: packages test" suite testlog-packages packages || status=1
+phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
+
+phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang || stop_after "the clang build"
+phase "clang-tidy (src/, tests/)" scripts/clang-tidy.sh "$clang_build" || status=1
+phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
+	tests/fuzz/run-spec-fuzz.sh "$clang_build" "$FUZZ_SECONDS" || status=1
+phase "ASan+UBSan: unit, integration, ceph" \
+	meson test -C "$clang_build" --setup sanitize --no-suite system --no-suite kernel \
+	--print-errorlogs --num-processes "$(nproc)" || status=1
 
 phase_table
-python3 scripts/test-summary.py build-asan build-ci || status=1
+python3 scripts/test-summary.py "$clang_build" "$gcc_build" || status=1
 exit $status
