@@ -1,9 +1,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
-# phases.sh: times the phases of scripts/test.sh and prints them as a
-# table. Sourced; needs bash 5 ($EPOCHREALTIME) and /proc/stat.
+# phases.sh: times the phases of scripts/test.sh, runs some of them in the
+# background, and prints them all as a table. Sourced; needs bash 5
+# ($EPOCHREALTIME), /proc/stat and chrt (util-linux).
 #
 #   phase NAME CMD...         runs CMD, timed as NAME; returns CMD's status
+#   lane [--idle] KEY CMD...  runs CMD (a command or a function that runs
+#                             phases) in the background, its output kept
+#                             apart; --idle: at SCHED_IDLE, on what CPU time
+#                             the other phases leave unused
+#   lane_await KEY            waits (from any process) until lane KEY ended;
+#                             returns its status
+#   lane_wait KEY             waits for lane KEY, prints its output; returns
+#                             its status
 #   phase_table               one row a phase: NAME, when it started and how
 #                             long it took (seconds from the start of the run),
 #                             its share of the whole run, how busy the
@@ -11,7 +20,8 @@
 #
 # The CPU share counts every process of the machine, not only the phase's:
 # a phase far below 100 % leaves a core idle (waiting on a guest, a
-# cluster, a timeout), a phase near it is bound by the CPU.
+# cluster, a timeout), a phase near it is bound by the CPU. Phases of a lane
+# overlap others: their shares add up to more than the whole.
 
 # "BUSY TOTAL" jiffies of all CPUs since boot (idle and iowait are not busy)
 phases_cpu() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
@@ -19,6 +29,7 @@ phases_cpu() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + 
 PHASES_STARTED=$EPOCHREALTIME
 PHASES_CPU_STARTED=$(phases_cpu)
 PHASES_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rbdv-phases.XXXXXX")
+declare -A PHASES_LANE_PID=()
 # shellcheck disable=SC2064 # this directory, now
 trap "rm -rf '$PHASES_DIR'" EXIT
 
@@ -29,8 +40,45 @@ phase() { # phase NAME CMD...
 	started=$EPOCHREALTIME
 	cpu=$(phases_cpu)
 	"$@" || rc=$?
+	# one short line, appended at once: lanes write here too
 	printf '%s|%s|%s|%s|%s|%s\n' "$name" "$started" "$EPOCHREALTIME" "$cpu" "$(phases_cpu)" "$rc" \
 		>>"$PHASES_DIR/rows"
+	return $rc
+}
+
+lane() { # lane [--idle] KEY CMD...
+	local idle=no key
+	if [ "$1" = --idle ]; then
+		idle=yes
+		shift
+	fi
+	key=$1
+	shift
+	printf '\n==== lane %s: %s (in the background%s; its output when it ends)\n' "$key" "$*" \
+		"$([ $idle = no ] || echo ', on idle CPU time')"
+	(
+		[ $idle = no ] || chrt --idle -p 0 "$BASHPID" >/dev/null
+		rc=0
+		"$@" >"$PHASES_DIR/$key.log" 2>&1 || rc=$?
+		echo "$rc" >"$PHASES_DIR/$key.rc.tmp"
+		mv "$PHASES_DIR/$key.rc.tmp" "$PHASES_DIR/$key.rc"
+		exit "$rc"
+	) &
+	PHASES_LANE_PID[$key]=$!
+}
+
+lane_await() { # lane_await KEY
+	local rc
+	until [ -e "$PHASES_DIR/$1.rc" ]; do sleep 1; done
+	read -r rc <"$PHASES_DIR/$1.rc"
+	return "$rc"
+}
+
+lane_wait() { # lane_wait KEY
+	local rc=0
+	wait "${PHASES_LANE_PID[$1]}" || rc=$?
+	printf '\n==== lane %s ended (%s)\n' "$1" "$([ $rc -eq 0 ] && echo ok || echo "failed, $rc")"
+	cat "$PHASES_DIR/$1.log"
 	return $rc
 }
 

@@ -11,7 +11,7 @@
 #     and ceph suites run again under the sanitizers.
 # Every phase is timed; the table of them comes last but one, then one line:
 # "tests: N passed, N failed, N skipped" (gtest cases counted).
-# shellcheck disable=SC2317 # its functions run through phase
+# shellcheck disable=SC2317 # its functions run through phase and lane
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/phases.sh
@@ -46,6 +46,11 @@ suite() {
 	meson test -C "$gcc_build" --logbase "$logbase" --print-errorlogs --num-processes "$(nproc)" "$@"
 }
 
+tidy_once_built() {
+	lane_await clang || { echo "clang-tidy: not run, the clang build failed" >&2; return 1; }
+	phase "clang-tidy (src/, tests/)" scripts/clang-tidy.sh "$clang_build"
+}
+
 # A build that failed leaves nothing to test: the table, and out.
 stop_after() {
 	phase_table
@@ -61,21 +66,28 @@ rm -rf "$gcc_out" "$clang_build"
 phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
 	stop_after "the gcc build"
 
+# The clang build and clang-tidy only need CPU time: they run on what the
+# suites leave idle (SCHED_IDLE: a suite's process that wants a core gets it
+# at once), the suites in the foreground, one after another, at normal
+# priority.
+lane --idle clang phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang
+lane --idle tidy tidy_once_built
+
 # The system suite installs the gcc build into a container, the packages test
 # its .debs; the kernel suite installs it into a guest kernel: once, from the
 # gcc build (under emulation a sanitized daemon would only be slower).
-phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
+phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
 phase "gcc: system suite" suite testlog-system system || status=1
 phase "gcc: packages test" suite testlog-packages packages || status=1
-phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
+phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
 
-phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang || stop_after "the clang build"
-phase "clang-tidy (src/, tests/)" scripts/clang-tidy.sh "$clang_build" || status=1
+lane_wait clang || stop_after "the clang build"
 phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
 	tests/fuzz/run-spec-fuzz.sh "$clang_build" "$FUZZ_SECONDS" || status=1
 phase "ASan+UBSan: unit, integration, ceph" \
 	meson test -C "$clang_build" --setup sanitize --no-suite system --no-suite kernel \
 	--print-errorlogs --num-processes "$(nproc)" || status=1
+lane_wait tidy || status=1
 
 phase_table
 python3 scripts/test-summary.py "$clang_build" "$gcc_build" || status=1
