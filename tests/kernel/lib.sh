@@ -128,6 +128,8 @@ kg_up() { # kg_up BUILD_DIR
 	}
 	wait "$guest_pid" || sys_die "the guest kernel did not start: $(tail -n 3 "$SYS_WORK/guest.log")"
 	sys_log "$(tail -n 1 "$SYS_WORK/guest.log")"
+	# its own, or systemd-tmpfiles would have emptied this machine's through 9p
+	[ "$(in_ct findmnt -n -o FSTYPE /tmp)" = tmpfs ] || sys_die "the guest's /tmp is not a tmpfs of its own"
 	kg_install
 	sys_log "cluster, guest and install ready in $((SECONDS - started)) s"
 }
