@@ -9,9 +9,11 @@
 #                               runs commands (fails fast, saying why, if not)
 #   guest.sh net DIR            make the guest's network namespace (start
 #                               does too): a cluster can start there first
-#   guest.sh exec DIR [-i] CMD...  run CMD (argv) as root in the guest; -i
-#                               passes stdin, else it is /dev/null; its
-#                               output streams back, its exit status is ours
+#   guest.sh exec DIR [-i] CMD...  run CMD (argv) as root in the guest, in /,
+#                               with a clean environment (PATH, HOME, LANG;
+#                               TERM=dumb, no pager, no colours); -i passes
+#                               stdin, else it is /dev/null; its output
+#                               streams back, its exit status is ours
 #   guest.sh netns DIR CMD...   run CMD here, in the guest's network namespace
 #                               (where its tap device and the cluster are)
 #   guest.sh stop DIR           power it off (or kill it), delete the namespace;
@@ -25,7 +27,8 @@
 # guest is 10.99.0.2 on it; a cluster started in the namespace bound to
 # 10.99.0.1 is the only thing it reaches. Commands: a small agent, a service
 # of the guest's systemd, runs DIR/jobs/ID.cmd files and writes ID.out, ID.err
-# and ID.rc next to them.
+# and ID.rc next to them; a byte on a virtio port (DIR/guest/ring.in here)
+# wakes it for each.
 #
 # Downloaded by name from Debian's archive once (apt-get download) and kept in
 # RBDV_KERNEL_CACHE (/var/cache/rbd-volume-kernel): the kernel linux-image-amd64
@@ -51,7 +54,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '8,19p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+	sed -n '8,21p' "$SELF" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -187,6 +190,7 @@ mkdir -p "$DIR" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,rw 
 rm -f /.dockerenv /run/.containerenv
 echo rbdv-guest >/etc/hostname
 printf '127.0.0.1 localhost\n$GUEST_ADDR rbdv-guest\n$HOST_ADDR cluster\n' >/etc/hosts
+modprobe virtio_console || echo "guest: no virtio console: the agent polls"
 modprobe virtio_net && ip link set lo up && ip addr add $GUEST_ADDR/24 dev eth0 && ip link set eth0 up ||
 	echo "guest: no network"
 # nothing of this machine's own configuration starts: basic.target and what we add
@@ -207,31 +211,43 @@ exec /usr/lib/systemd/systemd systemd.unit=basic.target
 EOF
 	chmod 755 "$G/stage2"
 	cat >"$G/agent.py" <<'EOF'
-# Written by guest.sh: runs JOBS/ID.cmd (renamed ID.run) with bash, stdin
-# from ID.in when it exists, output in ID.out and ID.err, status in ID.rc.
-import os, sys, time
+# Written by guest.sh: runs JOBS/ID.cmd (renamed ID.run: its argv, each
+# argument ended by a NUL) with a clean environment, stdin from ID.in when
+# it exists, output in ID.out and ID.err, status in ID.rc. A byte on the
+# virtio port rbdv.ring says a job is there; without the port it looks every
+# 50 ms. Under emulation every process costs: no shell runs between.
+import glob, os, select, signal, sys, time
 jobs = sys.argv[1]
-running = {}
+ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+       "HOME": "/root", "LANG": "C.UTF-8", "TERM": "dumb",
+       "SYSTEMD_PAGER": "", "SYSTEMD_COLORS": "0"}
 def put(path, text):
     with open(path + ".tmp", "w") as f:
         f.write(text)
     os.rename(path + ".tmp", path)
+def ring_port():
+    for d in glob.glob("/sys/class/virtio-ports/*"):
+        with open(d + "/name") as f:
+            if f.read().strip() == "rbdv.ring":
+                return os.open("/dev/" + os.path.basename(d), os.O_RDONLY | os.O_NONBLOCK)
+    return None
 def spawn(base):
-    pid = os.fork()
-    if pid:
-        return pid
+    with open(base + ".run", "rb") as f:
+        argv = [a.decode() for a in f.read().split(b"\0")[:-1]]
+    stdin = base + ".in" if os.path.exists(base + ".in") else "/dev/null"
+    out = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
-        os.setsid()
-        stdin = base + ".in" if os.path.exists(base + ".in") else "/dev/null"
-        fds = [os.open(stdin, os.O_RDONLY),
-               os.open(base + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
-               os.open(base + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
-        for i, fd in enumerate(fds):
-            os.dup2(fd, i)
-        os.closerange(3, 4096)
-        os.execv("/bin/bash", ["bash", base + ".run"])
-    finally:
-        os._exit(127)
+        return os.posix_spawnp(argv[0], argv, ENV, setsid=True,
+            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),
+            file_actions=[(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+                          (os.POSIX_SPAWN_OPEN, 1, base + ".out", out, 0o644),
+                          (os.POSIX_SPAWN_OPEN, 2, base + ".err", out, 0o644)])
+    except OSError as e:
+        put(base + ".err", "agent: %s: %s\n" % (argv[0] if argv else "(no command)", e.strerror))
+        put(base + ".rc", "127\n")
+        return None
+ring = ring_port()
+running = {}  # pidfd: (pid, base)
 with open("/proc/uptime") as f:
     put(os.path.join(jobs, "ready"), f.read().split()[0] + "\n")
 beat = 0.0
@@ -246,15 +262,18 @@ while True:
                 os.rename(base + ".cmd", base + ".run")
             except OSError:
                 continue
-            running[spawn(base)] = base
-    while running:
-        pid, status = os.waitpid(-1, os.WNOHANG)
-        if pid == 0:
-            break
-        base = running.pop(pid, None)
-        if base:
-            put(base + ".rc", "%d\n" % os.waitstatus_to_exitcode(status))
-    time.sleep(0.02 if running else 0.05)
+            pid = spawn(base)
+            if pid:
+                running[os.pidfd_open(pid)] = (pid, base)
+    waiting = list(running) + ([ring] if ring is not None else [])
+    ready = select.select(waiting, [], [], 1.0 if ring is not None else 0.05)[0]
+    for fd in ready:
+        if fd == ring:
+            os.read(ring, 4096)
+            continue
+        pid, base = running.pop(fd)
+        os.close(fd)
+        put(base + ".rc", "%d\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 EOF
 }
 
@@ -294,7 +313,9 @@ do_start() {
 	make_udev_layer
 	make_kernel
 	write_stage2
-	rm -f "$JOBS"/* "$G/qemu.pid"
+	rm -f "$JOBS"/* "$G/qemu.pid" "$G/ring.in" "$G/ring.out"
+	# the doorbell: what ring writes to ring.in reaches the agent's port
+	mkfifo "$G/ring.in" "$G/ring.out"
 	netns_up
 	# setsid: the guest is a process group of its own, killed whole by stop
 	setsid ip netns exec "$NS" "$QEMU" -machine pc,accel=tcg -cpu max -smp "$CPUS" -m "$MEM" \
@@ -305,6 +326,8 @@ do_start() {
 		-virtfs "local,path=$CACHE/udev,mount_tag=udev,security_model=none,readonly=on" \
 		-virtfs "local,path=$DIR,mount_tag=dir,security_model=passthrough,multidevs=remap" \
 		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0 \
+		-chardev "pipe,id=ring,path=$G/ring" -device virtio-serial-pci \
+		-device virtserialport,chardev=ring,name=rbdv.ring \
 		</dev/null >"$G/qemu.log" 2>&1 &
 	for ((i = 0; i < BOOT_TIMEOUT * 10; i++)); do
 		[ -s "$JOBS/ready" ] && break
@@ -322,53 +345,68 @@ agent_alive() { # the agent's heartbeat is less than 30 s old
 	[ -n "$(find "$JOBS/alive" -newermt '-30 seconds' 2>/dev/null)" ]
 }
 
-# One job: its output streamed as it grows, until ID.rc exists (looked at
-# before the last read, so nothing is lost).
+# A byte for the agent: a job is there. Opened read-write, a FIFO never
+# blocks the opener, whether qemu reads it or not.
+ring() { [ ! -p "$G/ring.in" ] || printf . 1<>"$G/ring.in"; }
+
+# A pause without a process: read times out on a pipe nobody writes.
+pause() {
+	[ -n "${PAUSE_FD:-}" ] || exec {PAUSE_FD}<> <(:)
+	read -r -t "$1" -u "$PAUSE_FD" || true
+}
+
+# What the job wrote to ID.out and ID.err since the last look, passed on.
+stream() {
+	local size
+	if [ -e "$base.out" ]; then
+		size=$(stat -c %s "$base.out")
+		((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
+	fi
+	if [ -e "$base.err" ]; then
+		size=$(stat -c %s "$base.err")
+		((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
+	fi
+}
+
+# One job, its argument vector in ID.cmd; its output streamed as it grows
+# (looked at every quarter second: a short job's at its end alone), until
+# ID.rc exists (looked at before the last read, so nothing is lost).
 do_exec() {
 	[ $# -ge 1 ] || die "exec needs a command"
-	local pid base out=0 err=0 size finished polls=0
+	local pid base out=0 err=0 polls=0 rc
 	pid=$(guest_pid) || die "no guest runs in $DIR"
 	base=$JOBS/$EPOCHREALTIME.$$.$RANDOM
 	if [ "$1" = -i ]; then
 		cat >"$base.in"
 		shift
 	fi
-	{
-		printf 'cd / || exit 1\nexec'
-		printf ' %q' "$@"
-		echo
-	} >"$base.tmp"
+	printf '%s\0' "$@" >"$base.tmp"
 	mv "$base.tmp" "$base.cmd"
-	for (( ; ; )); do
-		finished=0
-		[ -e "$base.rc" ] && finished=1
-		if [ -e "$base.out" ]; then
-			size=$(stat -c %s "$base.out")
-			((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
+	ring
+	until [ -e "$base.rc" ]; do
+		if ((++polls % 25 == 0)); then
+			stream
+			[ -d "/proc/$pid" ] || { rm -f "$base".*; die "the guest is gone"; }
+			# the agent writes JOBS/alive every second; a job that stops it would hang here
+			if ((polls % 500 == 0)) && ! agent_alive; then
+				rm -f "$base".*
+				die "the guest's command agent stopped (did a job stop kernel-suite-agent.service?)"
+			fi
 		fi
-		if [ -e "$base.err" ]; then
-			size=$(stat -c %s "$base.err")
-			((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
-		fi
-		[ $finished = 1 ] && break
-		[ -d "/proc/$pid" ] || { rm -f "$base".*; die "the guest is gone"; }
-		# the agent writes JOBS/alive every second; a job that stops it would hang here
-		if ((++polls % 500 == 0)) && ! agent_alive; then
-			rm -f "$base".*
-			die "the guest's command agent stopped (did a job stop kernel-suite-agent.service?)"
-		fi
-		sleep 0.02
+		pause 0.01
 	done
-	size=$(cat "$base.rc")
+	stream
+	read -r rc <"$base.rc"
 	rm -f "$base".*
-	return "$size"
+	return "$rc"
 }
 
 do_stop() {
 	local pid i
 	if pid=$(guest_pid); then
-		printf 'sync; poweroff -f\n' >"$JOBS/poweroff.tmp"
+		printf '%s\0' sh -c 'sync; poweroff -f' >"$JOBS/poweroff.tmp"
 		mv "$JOBS/poweroff.tmp" "$JOBS/poweroff.cmd"
+		ring
 		for ((i = 0; i < 100; i++)); do
 			[ -d "/proc/$pid" ] || break
 			sleep 0.1
