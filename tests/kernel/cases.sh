@@ -299,10 +299,10 @@ crypt_mappings() { in_ct sh -c 'for d in /sys/block/dm-*/dm/name; do [ -e "$d" ]
 # The key appears in no journal field, no unit's environment, no argv.
 key_nowhere() { secret_nowhere "the key of $1" "$(key_of "$1")"; }
 secret_nowhere() { # secret_nowhere WHAT SECRET
-	! in_ct journalctl --no-pager -o export | grep -aqF "$2" || fail "$1 is in the journal"
-	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF "$2" ||
+	! in_ct journalctl --no-pager -o export | grep -aqF -e "$2" || fail "$1 is in the journal"
+	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF -e "$2" ||
 		fail "$1 is in a command line or an environment"
-	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json | grep -qF "$2" || fail "$1 is in a status"
+	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json | grep -qF -e "$2" || fail "$1 is in a status"
 }
 
 # A fresh image with [encryption]: a LUKS2 header on the image, the filesystem
