@@ -644,7 +644,7 @@ case_nbd_dead_mapper() {
 	start_writer nd
 	in_ct systemctl stop rbd-nbd@nd.service # a stop detaches: the kernel keeps the device
 	started=$(sys_now_ms)
-	# no event says so: the resync pass (60 s) finds it
+	# no event says so: the resync pass (every 15 s here, kg_install) finds it
 	wait_for 75 vol_condition nd MapperLost "systemctl start rbd-nbd@nd.service" ||
 		fail "no MapperLost naming the way out: $(vol_field nd phase) $(vol_field nd conditions)"
 	expect_phase nd degraded

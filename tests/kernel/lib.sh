@@ -92,6 +92,10 @@ kg_install() {
 	sed -e 's|^run dir = .*|run dir = /run/ceph|' -e 's|^log file = .*/|log file = /var/log/ceph/|' \
 		"$CEPH_CONF" | put_file /etc/ceph/ceph.conf
 	in_ct mkdir -p /run/ceph /var/log/ceph
+	# A full pass every 15 s, not every minute: what only the resync finds (a
+	# mapper stopped for good: nbd_dead_mapper) is found sooner; what an event
+	# triggers is not changed.
+	printf '[daemon]\nresync-interval = "15s"\n' | put_file /etc/rbd-volume/rbd-volumed.toml
 	in_ct systemctl daemon-reload
 	in_ct systemd-tmpfiles --create rbd-volume.conf
 	# dbus-daemon reads its policies when it starts and on a reload
