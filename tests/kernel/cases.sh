@@ -30,48 +30,47 @@ KG_CSI_KEY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ceph_csi_key.py
 
 # --- what the guest shows -----------------------------------------------------------
 
-# "rbdN POOL/IMAGE" of every krbd mapping, from sysfs.
-krbd_mappings() {
-	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 'for d in /sys/bus/rbd/devices/*; do [ -e "$d/name" ] || continue
-		echo "rbd${d##*/} $(cat "$d/pool")/$(cat "$d/name")"; done'
-}
+# What the guest shows, as shell to run there: one item a line.
+# shellcheck disable=SC2016 # expanded in the guest
+KG_SH_KRBD='for d in /sys/bus/rbd/devices/*; do [ -e "$d/name" ] || continue
+	echo "rbd${d##*/} $(cat "$d/pool")/$(cat "$d/name")"; done' # "rbdN POOL/IMAGE"
+# shellcheck disable=SC2016
+KG_SH_NBD='for d in /sys/block/nbd*; do [ -e "$d/pid" ] || continue
+	echo "${d##*/} $(cat "$d/backend" 2>/dev/null)"; done' # "nbdN COOKIE" of connected devices
+# Sorted: two volumes opened at once take their dm-N numbers in either order.
+# shellcheck disable=SC2016
+KG_SH_CRYPT='for d in /sys/block/dm-*/dm/name; do [ -e "$d" ] && cat "$d"; done | grep "^rbdv-" | sort || true'
 
-# "nbdN COOKIE" of every connected nbd device, from sysfs.
-nbd_mappings() {
-	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 'for d in /sys/block/nbd*; do [ -e "$d/pid" ] || continue
-		echo "${d##*/} $(cat "$d/backend" 2>/dev/null)"; done'
-}
+krbd_mappings() { in_ct sh -c "$KG_SH_KRBD"; }
+nbd_mappings() { in_ct sh -c "$KG_SH_NBD"; }
+crypt_mappings() { in_ct sh -c "$KG_SH_CRYPT"; } # what is open in dm-crypt under our prefix
 
 device_of() { vol_field "$1" device; } # device_of NAME: as rbd-volumectl status shows it
 
-# Everything of ours still mapped, mounted or running; one line each.
+# Everything of ours still mapped, mounted or running; a line a kind. One
+# guest call: after every case, each costs.
 kg_leftovers() {
-	local out
-	in_ct true || { echo "the guest does not answer"; return; }
-	out=$(in_ct findmnt -rn -o TARGET | grep -E '^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)' || true)
-	[ -z "$out" ] || echo "mounts: $(echo "$out" | tr '\n' ' ')"
-	out=$(crypt_mappings)
-	[ -z "$out" ] || echo "LUKS mappings: $(echo "$out" | tr '\n' ' ')"
-	out=$(krbd_mappings)
-	[ -z "$out" ] || echo "krbd mappings: $(echo "$out" | tr '\n' ' ')"
-	out=$(nbd_mappings)
-	[ -z "$out" ] || echo "nbd devices: $(echo "$out" | tr '\n' ' ')"
-	out=$(in_ct losetup -l -n -O NAME,BACK-FILE | grep -F /run/rbd-volume/ || true)
-	[ -z "$out" ] || echo "loop devices: $(echo "$out" | tr '\n' ' ')"
-	out=$(in_ct systemctl list-units --plain --no-legend --state=active,activating,deactivating,reloading \
-		'rbd-nbd@*' 'rbd-fuse@*' 'rbd-volume@*' 'rbdv-*' | awk '{print $1}')
-	[ -z "$out" ] || echo "units: $(echo "$out" | tr '\n' ' ')"
+	# shellcheck disable=SC2016 # expanded in the guest
+	in_ct sh -c 'items() { label=$1; set -- $(cat); [ $# -eq 0 ] || echo "$label: $*"; }
+		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)" | items mounts
+		{ '"$KG_SH_CRYPT"'; } | items "LUKS mappings"
+		{ '"$KG_SH_KRBD"'; } | items "krbd mappings"
+		{ '"$KG_SH_NBD"'; } | items "nbd devices"
+		losetup -l -n -O NAME,BACK-FILE | grep -F /run/rbd-volume/ | items "loop devices"
+		systemctl list-units --plain --no-legend --state=active,activating,deactivating,reloading \
+			"rbd-nbd@*" "rbd-fuse@*" "rbd-volume@*" "rbdv-*" | while read -r unit _; do echo "$unit"; done |
+			items units' || echo "the guest does not answer"
 }
 
 # After every case: its volumes stopped and forgotten; what stays is reported
 # (the case fails), then removed by force so the next case starts clean.
 kg_case_cleanup() {
 	local left
-	in_ct systemctl stop 'rbdv-*' >/dev/null 2>&1 || true
-	in_ct sh -c 'rm -f /run/rbdv-*' || true
-	in_ct sh -c 'rm -rf /run/systemd/system/rbd-nbd@*.service.d && systemctl daemon-reload' || true
+	# a reload only when a case left a drop-in: under emulation it takes seconds
+	# shellcheck disable=SC2016 # expanded inside
+	in_ct sh -c 'systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
+		set -- /run/systemd/system/rbd-nbd@*.service.d
+		[ ! -e "$1" ] || { rm -rf "$@" && systemctl daemon-reload; }' || true
 	sys_stop_volumes >/dev/null 2>&1 || true
 	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
 	left=$(kg_leftovers)
@@ -291,10 +290,6 @@ key_of() { in_ct cat "/etc/rbd-volume/keys/$1.key"; }
 # shellcheck disable=SC2016 # expanded inside
 set_key() { "$KG_GUEST" exec "$SYS_WORK/vm" -i sh -c 'umask 077; cat >"$1"' set_key "/etc/rbd-volume/keys/$1.key"; } # set_key NAME: stdin
 
-# What is open in dm-crypt under our prefix, one name a line.
-# shellcheck disable=SC2016 # expanded inside
-# Sorted: two volumes opened at once take their dm-N numbers in either order.
-crypt_mappings() { in_ct sh -c 'for d in /sys/block/dm-*/dm/name; do [ -e "$d" ] && cat "$d"; done | grep "^rbdv-" | sort || true'; }
 
 # The key appears in no journal field, no unit's environment, no argv.
 key_nowhere() { secret_nowhere "the key of $1" "$(key_of "$1")"; }
