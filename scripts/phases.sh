@@ -30,8 +30,15 @@ PHASES_STARTED=$EPOCHREALTIME
 PHASES_CPU_STARTED=$(phases_cpu)
 PHASES_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rbdv-phases.XXXXXX")
 declare -A PHASES_LANE_PID=()
-# shellcheck disable=SC2064 # this directory, now
-trap "rm -rf '$PHASES_DIR'" EXIT
+
+# Every lane still running, its whole process group, then the scratch
+# directory: at any exit, a failed build's or Ctrl-C's included.
+phases_end() {
+	local pid
+	for pid in "${PHASES_LANE_PID[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+	rm -rf "$PHASES_DIR"
+}
+trap phases_end EXIT
 
 phase() { # phase NAME CMD...
 	local name=$1 started cpu rc=0
@@ -56,6 +63,7 @@ lane() { # lane [--idle] KEY CMD...
 	shift
 	printf '\n==== lane %s: %s (in the background%s; its output when it ends)\n' "$key" "$*" \
 		"$([ $idle = no ] || echo ', on idle CPU time')"
+	set -m # a process group of its own, to be stopped whole
 	(
 		[ $idle = no ] || chrt --idle -p 0 "$BASHPID" >/dev/null
 		rc=0
@@ -65,6 +73,7 @@ lane() { # lane [--idle] KEY CMD...
 		exit "$rc"
 	) &
 	PHASES_LANE_PID[$key]=$!
+	set +m
 }
 
 lane_await() { # lane_await KEY
@@ -77,6 +86,7 @@ lane_await() { # lane_await KEY
 lane_wait() { # lane_wait KEY
 	local rc=0
 	wait "${PHASES_LANE_PID[$1]}" || rc=$?
+	unset "PHASES_LANE_PID[$1]"
 	printf '\n==== lane %s ended (%s)\n' "$1" "$([ $rc -eq 0 ] && echo ok || echo "failed, $rc")"
 	cat "$PHASES_DIR/$1.log"
 	return $rc

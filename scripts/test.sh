@@ -63,15 +63,14 @@ phase "clang-format" check_format || status=1
 phase "shellcheck" scripts/shellcheck.sh || status=1
 
 rm -rf "$gcc_out" "$clang_build"
-phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
-	stop_after "the gcc build"
-
 # The clang build and clang-tidy only need CPU time: they run on what the
-# suites leave idle (SCHED_IDLE: a suite's process that wants a core gets it
-# at once), the suites in the foreground, one after another, at normal
-# priority.
+# gcc build and the suites leave idle (SCHED_IDLE: a suite's process that
+# wants a core gets it at once); the gcc build, then the suites one after
+# another, in the foreground at normal priority.
 lane --idle clang phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang
 lane --idle tidy tidy_once_built
+phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
+	stop_after "the gcc build"
 
 # The system suite installs the gcc build into a container, the packages test
 # its .debs; the kernel suite installs it into a guest kernel: once, from the
