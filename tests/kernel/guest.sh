@@ -401,9 +401,17 @@ do_exec() {
 	return "$rc"
 }
 
+# What the guest cost this machine so far: qemu's CPU time (user and
+# system, all its threads), in seconds, and for how long it has run.
+guest_cost() { # guest_cost PID
+	awk -v hz="$(getconf CLK_TCK)" -v up="$(cut -d' ' -f1 /proc/uptime)" \
+		'{ sub(/.*\) /, ""); printf "%.0f s of CPU in %.0f s", ($12 + $13) / hz, up - $20 / hz }' "/proc/$1/stat"
+}
+
 do_stop() {
 	local pid i
 	if pid=$(guest_pid); then
+		say "the guest used $(guest_cost "$pid")"
 		printf '%s\0' sh -c 'sync; poweroff -f' >"$JOBS/poweroff.tmp"
 		mv "$JOBS/poweroff.tmp" "$JOBS/poweroff.cmd"
 		ring

@@ -159,6 +159,7 @@ kg_down() {
 	KG_DOWN_DONE=1
 	[ -n "$SYS_WORK" ] || return 0
 	"$KG_GUEST" stop "$SYS_WORK/vm" 2>>"$SYS_WORK/guest.log" || true
+	sys_log "$(sed -n 's/^guest: the guest used/the guest used/p' "$SYS_WORK/guest.log")"
 	if [ -d "$SYS_WORK/ceph" ]; then
 		"$SYS_CLUSTER" purge "$SYS_WORK/ceph" 2>>"$SYS_WORK/cluster.log" || true
 	fi

@@ -83,6 +83,7 @@ main() {
 	trap sys_interrupted INT TERM
 	kg_up "$build"
 	for name in "${cases[@]}"; do run_case "$name"; done
+	kg_down # before the summary: it says what the guest cost
 	sys_log "the kernel suite took $SECONDS s in all"
 	sys_summary
 }
