@@ -44,12 +44,12 @@ std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::strin
 			parsed.specFile = args[++i];
 		} else if (arg == "--intent") {
 			const std::string_view value = args[++i];
-			if (value != "up" && value != "down") {
+			parsed.intent = intentFromName(value);
+			if (!parsed.intent) {
 				problem = "--intent is 'up' or 'down', not '" + std::string(value) +
 					  "'";
 				return std::nullopt;
 			}
-			parsed.intent = value == "up" ? Intent::Up : Intent::Down;
 		} else if (!arg.empty() && arg.front() == '-') {
 			problem = "unknown option '" + std::string(arg) + "'";
 			return std::nullopt;
@@ -71,9 +71,9 @@ std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::strin
 Intent recordedIntent(const std::string &name)
 {
 	auto text = readFile(std::string(paths::IntentDir) + "/" + name);
-	if (text && *text && (*text)->rfind("down", 0) == 0)
-		return Intent::Down;
-	return Intent::Up;
+	if (!text || !*text)
+		return Intent::Up;
+	return intentFromName((*text)->substr(0, (*text)->find('\n'))).value_or(Intent::Up);
 }
 
 } /* namespace */

@@ -49,46 +49,9 @@ constexpr std::array<std::string_view, 8> EncryptionKeys = {
 constexpr std::array<std::string_view, 2> StagingKeys = { "path", "options" };
 constexpr std::array<std::string_view, 3> PublishKeys = { "path", "read-only", "options" };
 
-constexpr std::array<Choice<VolumeMode>, 2> Modes = { {
-	{ "filesystem", VolumeMode::Filesystem },
-	{ "block", VolumeMode::Block },
-} };
-constexpr std::array<Choice<Driver>, 4> Drivers = { {
-	{ "krbd", Driver::Krbd },
-	{ "nbd", Driver::Nbd },
-	{ "fuse", Driver::Fuse },
-	{ "auto", Driver::Auto },
-} };
-constexpr std::array<Choice<FsType>, 2> FsTypes = { {
-	{ "ext4", FsType::Ext4 },
-	{ "xfs", FsType::Xfs },
-} };
-constexpr std::array<Choice<FormatPolicy>, 2> FormatPolicies = { {
-	{ "if-blank", FormatPolicy::IfBlank },
-	{ "never", FormatPolicy::Never },
-} };
-constexpr std::array<Choice<CheckPolicy>, 2> CheckPolicies = { {
-	{ "auto", CheckPolicy::Auto },
-	{ "never", CheckPolicy::Never },
-} };
-constexpr std::array<Choice<GrowPolicy>, 2> GrowPolicies = { {
-	{ "auto", GrowPolicy::Auto },
-	{ "never", GrowPolicy::Never },
-} };
-
-constexpr std::array<Choice<bool>, 1> EncryptionTypes = { {
+constexpr std::array<Named<bool>, 1> EncryptionTypes = { {
 	{ "luks2", true },
 } };
-constexpr std::array<Choice<KeySource>, 2> KeySources = { {
-	{ "keyfile", KeySource::Keyfile },
-	{ "image-metadata", KeySource::ImageMetadata },
-} };
-constexpr std::array<Choice<Pbkdf>, 3> Pbkdfs = { {
-	{ "argon2id", Pbkdf::Argon2id },
-	{ "argon2i", Pbkdf::Argon2i },
-	{ "pbkdf2", Pbkdf::Pbkdf2 },
-} };
-
 void readRbdName(TomlTable &reader, std::string_view key, bool required, std::string &out)
 {
 	std::optional<std::string> name = reader.readString(key);
@@ -189,7 +152,7 @@ std::string mapKeyProblem(std::string_view key, std::span<const std::string_view
 
 void readMap(TomlTable reader, MapSpec &map)
 {
-	map.driver = reader.readChoice("driver", Drivers).value_or(map.driver);
+	map.driver = reader.readChoice("driver", DriverNames).value_or(map.driver);
 	map.readOnly = reader.readBool("read-only").value_or(map.readOnly);
 	map.exclusive = reader.readBool("exclusive").value_or(map.exclusive);
 	map.multiWriter = reader.readBool("multi-writer").value_or(map.multiWriter);
@@ -201,7 +164,7 @@ void readMap(TomlTable reader, MapSpec &map)
 
 void readFilesystem(TomlTable reader, SpecReport &report, FilesystemSpec &fs)
 {
-	fs.type = reader.readChoice("type", FsTypes).value_or(fs.type);
+	fs.type = reader.readChoice("type", FsTypeNames).value_or(fs.type);
 
 	const std::vector<StringItem> args = reader.readCheckedStrings(
 		"mkfs-options", [](std::string_view arg) -> std::optional<std::string> {
@@ -220,16 +183,17 @@ void readFilesystem(TomlTable reader, SpecReport &report, FilesystemSpec &fs)
 					quoted(args.at(index).value));
 	}
 
-	fs.format = reader.readChoice("format", FormatPolicies).value_or(fs.format);
-	fs.check = reader.readChoice("check", CheckPolicies).value_or(fs.check);
-	fs.grow = reader.readChoice("grow", GrowPolicies).value_or(fs.grow);
+	fs.format = reader.readChoice("format", FormatPolicyNames).value_or(fs.format);
+	fs.check = reader.readChoice("check", CheckPolicyNames).value_or(fs.check);
+	fs.grow = reader.readChoice("grow", GrowPolicyNames).value_or(fs.grow);
 }
 
 void readEncryption(TomlTable reader, EncryptionSpec &encryption)
 {
 	if (!reader.readChoice("type", EncryptionTypes) && !reader.present("type"))
 		reader.missing("type");
-	encryption.source = reader.readChoice("passphrase", KeySources).value_or(encryption.source);
+	encryption.source =
+		reader.readChoice("passphrase", KeySourceNames).value_or(encryption.source);
 	readPath(reader, "keyfile", encryption.keyfile);
 	encryption.givenAtUp = reader.readBool("given-at-up").value_or(false);
 	if (encryption.givenAtUp && reader.present("keyfile"))
@@ -252,7 +216,7 @@ void readEncryption(TomlTable reader, EncryptionSpec &encryption)
 		else
 			encryption.keyBits = static_cast<uint32_t>(*bits);
 	}
-	encryption.pbkdf = reader.readChoice("pbkdf", Pbkdfs).value_or(encryption.pbkdf);
+	encryption.pbkdf = reader.readChoice("pbkdf", PbkdfNames).value_or(encryption.pbkdf);
 }
 
 void readStaging(TomlTable reader, StagingSpec &staging)
@@ -282,7 +246,7 @@ void readRoot(TomlTable reader, SpecReport &report, VolumeSpec &spec)
 		if (*version != 1)
 			reader.check("version", "expected 1 (the only spec version), found " +
 							std::to_string(*version));
-	spec.mode = reader.readChoice("mode", Modes).value_or(spec.mode);
+	spec.mode = reader.readChoice("mode", VolumeModeNames).value_or(spec.mode);
 
 	if (auto image = reader.readTable("image", { "[image]", ImageKeys }))
 		readImage(std::move(*image), report, spec.image);

@@ -126,50 +126,6 @@ std::string sizeValue(uint64_t bytes)
 	return bytes <= MaxInteger ? digits : basicString(digits);
 }
 
-const char *modeName(VolumeMode mode)
-{
-	switch (mode) {
-	case VolumeMode::Filesystem:
-		return "filesystem";
-	case VolumeMode::Block:
-		return "block";
-	}
-	return "?";
-}
-
-const char *formatName(FormatPolicy policy)
-{
-	switch (policy) {
-	case FormatPolicy::IfBlank:
-		return "if-blank";
-	case FormatPolicy::Never:
-		return "never";
-	}
-	return "?";
-}
-
-const char *checkName(CheckPolicy policy)
-{
-	switch (policy) {
-	case CheckPolicy::Auto:
-		return "auto";
-	case CheckPolicy::Never:
-		return "never";
-	}
-	return "?";
-}
-
-const char *growName(GrowPolicy policy)
-{
-	switch (policy) {
-	case GrowPolicy::Auto:
-		return "auto";
-	case GrowPolicy::Never:
-		return "never";
-	}
-	return "?";
-}
-
 /* A comment line's text: control characters and bytes that are not UTF-8 as \xNN. */
 std::string commentText(std::string_view line)
 {
@@ -278,18 +234,16 @@ void writeFilesystem(std::string &out, const FilesystemSpec &fs)
 	writeTable(out, "[filesystem]");
 	writeKey(out, "type", basicString(fsTypeName(fs.type)));
 	writeKey(out, "mkfs-options", stringArray(fs.mkfsOptions));
-	writeKey(out, "format", basicString(formatName(fs.format)));
-	writeKey(out, "check", basicString(checkName(fs.check)));
-	writeKey(out, "grow", basicString(growName(fs.grow)));
+	writeKey(out, "format", basicString(nameIn(FormatPolicyNames, fs.format)));
+	writeKey(out, "check", basicString(nameIn(CheckPolicyNames, fs.check)));
+	writeKey(out, "grow", basicString(nameIn(GrowPolicyNames, fs.grow)));
 }
 
 void writeEncryption(std::string &out, const EncryptionSpec &encryption)
 {
 	writeTable(out, "[encryption]");
 	writeKey(out, "type", basicString("luks2"));
-	writeKey(out, "passphrase",
-		 basicString(encryption.source == KeySource::Keyfile ? "keyfile"
-								     : "image-metadata"));
+	writeKey(out, "passphrase", basicString(nameIn(KeySourceNames, encryption.source)));
 	if (encryption.givenAtUp)
 		writeKey(out, "given-at-up", "true");
 	else
@@ -330,7 +284,7 @@ std::string renderVolumeSpec(const VolumeSpec &spec, std::string_view header)
 	std::string out;
 	writeHeader(out, header);
 	writeKey(out, "version", "1");
-	writeKey(out, "mode", basicString(modeName(spec.mode)));
+	writeKey(out, "mode", basicString(nameIn(VolumeModeNames, spec.mode)));
 	writeImage(out, spec.image);
 	writeCluster(out, spec.cluster);
 	writeMap(out, spec.map, readOnly);

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/name_table.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
 
@@ -35,11 +36,6 @@ struct StringItem {
 };
 
 std::vector<std::string> valuesOf(const std::vector<StringItem> &items);
-
-template<typename E> struct Choice {
-	std::string_view name;
-	E value;
-};
 
 /* The message for a key the table does not know; unknownKeyProblem() when none is given. */
 using UnknownKeyMessage =
@@ -89,7 +85,7 @@ public:
 	std::vector<StringItem> readCheckedStrings(std::string_view key, Check problemOf);
 
 	template<typename E, size_t N>
-	std::optional<E> readChoice(std::string_view key, const std::array<Choice<E>, N> &choices);
+	std::optional<E> readChoice(std::string_view key, const std::array<Named<E>, N> &choices);
 
 	std::optional<TomlTable> readTable(std::string_view key, TableShape shape);
 	/*
@@ -157,8 +153,7 @@ std::vector<StringItem> TomlTable::readCheckedStrings(std::string_view key, Chec
 }
 
 template<typename E, size_t N>
-std::optional<E> TomlTable::readChoice(std::string_view key,
-				       const std::array<Choice<E>, N> &choices)
+std::optional<E> TomlTable::readChoice(std::string_view key, const std::array<Named<E>, N> &choices)
 {
 	const std::optional<std::string> text = readString(key);
 	if (!text)

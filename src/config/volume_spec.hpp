@@ -2,10 +2,13 @@
 /* VolumeSpec: one volume as an operator declared it (spec v1), already validated. */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/name_table.hpp"
 
 namespace rbdvolume {
 
@@ -16,8 +19,42 @@ enum class FormatPolicy : uint8_t { IfBlank, Never };
 enum class CheckPolicy : uint8_t { Auto, Never };
 enum class GrowPolicy : uint8_t { Auto, Never };
 
-const char *driverName(Driver driver);
-const char *fsTypeName(FsType type);
+/* Each setting's names as a spec writes them, in the order a diagnostic lists them. */
+inline constexpr std::array<Named<VolumeMode>, 2> VolumeModeNames = { {
+	{ "filesystem", VolumeMode::Filesystem },
+	{ "block", VolumeMode::Block },
+} };
+inline constexpr std::array<Named<Driver>, 4> DriverNames = { {
+	{ "krbd", Driver::Krbd },
+	{ "nbd", Driver::Nbd },
+	{ "fuse", Driver::Fuse },
+	{ "auto", Driver::Auto },
+} };
+inline constexpr std::array<Named<FsType>, 2> FsTypeNames = { {
+	{ "ext4", FsType::Ext4 },
+	{ "xfs", FsType::Xfs },
+} };
+inline constexpr std::array<Named<FormatPolicy>, 2> FormatPolicyNames = { {
+	{ "if-blank", FormatPolicy::IfBlank },
+	{ "never", FormatPolicy::Never },
+} };
+inline constexpr std::array<Named<CheckPolicy>, 2> CheckPolicyNames = { {
+	{ "auto", CheckPolicy::Auto },
+	{ "never", CheckPolicy::Never },
+} };
+inline constexpr std::array<Named<GrowPolicy>, 2> GrowPolicyNames = { {
+	{ "auto", GrowPolicy::Auto },
+	{ "never", GrowPolicy::Never },
+} };
+
+inline const char *driverName(Driver driver)
+{
+	return nameIn(DriverNames, driver);
+}
+inline const char *fsTypeName(FsType type)
+{
+	return nameIn(FsTypeNames, type);
+}
 
 /* Ensure-the-image settings: only hosts that may create images carry them. */
 struct CreateSpec {
@@ -74,7 +111,20 @@ struct FilesystemSpec {
 enum class KeySource : uint8_t { Keyfile, ImageMetadata };
 enum class Pbkdf : uint8_t { Argon2id, Argon2i, Pbkdf2 };
 
-const char *pbkdfName(Pbkdf pbkdf);
+inline constexpr std::array<Named<KeySource>, 2> KeySourceNames = { {
+	{ "keyfile", KeySource::Keyfile },
+	{ "image-metadata", KeySource::ImageMetadata },
+} };
+inline constexpr std::array<Named<Pbkdf>, 3> PbkdfNames = { {
+	{ "argon2id", Pbkdf::Argon2id },
+	{ "argon2i", Pbkdf::Argon2i },
+	{ "pbkdf2", Pbkdf::Pbkdf2 },
+} };
+
+inline const char *pbkdfName(Pbkdf pbkdf)
+{
+	return nameIn(PbkdfNames, pbkdf);
+}
 
 /* LUKS2 on the mapped image; the filesystem (or the block device) lives on the mapping. */
 struct EncryptionSpec {

@@ -115,16 +115,13 @@ const std::map<std::string, Setter> &setters()
 		  } },
 		{ "--driver",
 		  [](ShimSettings &s, const std::string &v) -> Result<void> {
-			  if (v == "krbd")
-				  s.forcedDriver = Driver::Krbd;
-			  else if (v == "nbd")
-				  s.forcedDriver = Driver::Nbd;
-			  else if (v == "fuse")
-				  s.forcedDriver = Driver::Fuse;
-			  else
+			  /* every driver but auto: a forced driver is one driver */
+			  const std::optional<Driver> driver = valueIn(DriverNames, v);
+			  if (!driver || *driver == Driver::Auto)
 				  return fail(Errc::InvalidArgument,
 					      "--driver: expected krbd, nbd or fuse, found '" + v +
 						      "'");
+			  s.forcedDriver = driver;
 			  return {};
 		  } },
 		{ "--topology",

@@ -356,10 +356,10 @@ Result<MountFlags> mountFlagsOf(const std::vector<std::string> &flags)
 
 Result<FsType> fsTypeOf(std::string_view fsType)
 {
-	if (fsType.empty() || fsType == "ext4")
+	if (fsType.empty())
 		return FsType::Ext4;
-	if (fsType == "xfs")
-		return FsType::Xfs;
+	if (const std::optional<FsType> type = valueIn(FsTypeNames, fsType))
+		return *type;
 	return fail(Errc::InvalidArgument,
 		    "fsType " + quoted(fsType) +
 			    " is not supported: rbd-volume formats and mounts "

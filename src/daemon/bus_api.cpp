@@ -112,12 +112,10 @@ int methodPlanVolume(sd_bus_message *message, void *userdata, sd_bus_error * /*u
 	if (const int r = sd_bus_message_read(message, "ss", &name, &intentText); r < 0)
 		return r;
 	const std::string wanted = intentText;
-	if (!wanted.empty() && wanted != "up" && wanted != "down")
+	const std::optional<Intent> intent = intentFromName(wanted);
+	if (!wanted.empty() && !intent)
 		return replyError(message, SD_BUS_ERROR_INVALID_ARGS,
 				  R"(intent is "", "up" or "down", not ")" + wanted + "\"");
-	std::optional<Intent> intent;
-	if (!wanted.empty())
-		intent = wanted == "up" ? Intent::Up : Intent::Down;
 	auto shared = std::make_shared<MessagePtr>(sd_bus_message_ref(message));
 	auto started = api(userdata).reconciler().plan(
 		name, intent, [shared](const Result<std::string> &plan) {

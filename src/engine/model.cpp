@@ -5,11 +5,6 @@
 
 namespace rbdvolume {
 
-const char *intentName(Intent intent)
-{
-	return intent == Intent::Up ? "up" : "down";
-}
-
 bool mapsImage(const MappedImage &mapped, const ImageSpec &image)
 {
 	return mapped.pool == image.pool && mapped.radosNamespace == image.radosNamespace &&

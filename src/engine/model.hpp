@@ -2,11 +2,14 @@
 /* The reconcile core's values: what is wanted, what the host shows, what we own. */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/name_table.hpp"
 #include "config/volume_spec.hpp"
 
 namespace rbdvolume {
@@ -14,7 +17,19 @@ namespace rbdvolume {
 /* Spec says what, intent says whether. */
 enum class Intent : uint8_t { Down, Up };
 
-const char *intentName(Intent intent);
+inline constexpr std::array<Named<Intent>, 2> IntentNames = { {
+	{ "up", Intent::Up },
+	{ "down", Intent::Down },
+} };
+
+inline const char *intentName(Intent intent)
+{
+	return nameIn(IntentNames, intent);
+}
+inline std::optional<Intent> intentFromName(std::string_view name)
+{
+	return valueIn(IntentNames, name);
+}
 
 struct DesiredVolume {
 	const VolumeSpec &spec;

@@ -21,11 +21,8 @@ std::map<std::string, Intent> IntentFiles::loadAll() const
 		auto text = readFile(entry.path().string());
 		if (!text || !*text)
 			continue;
-		const std::string value = (*text)->substr(0, (*text)->find('\n'));
-		if (value == "up")
-			intents[name] = Intent::Up;
-		else if (value == "down")
-			intents[name] = Intent::Down;
+		if (auto intent = intentFromName((*text)->substr(0, (*text)->find('\n'))))
+			intents[name] = *intent;
 	}
 	return intents;
 }

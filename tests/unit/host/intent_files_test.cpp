@@ -35,6 +35,17 @@ std::set<std::string> filesIn(const std::string &dir)
 	return names;
 }
 
+/* The names an intent file, the bus and `plan --intent` share (engine/model). */
+TEST(IntentNames, BothWays)
+{
+	for (const Intent intent : { Intent::Up, Intent::Down })
+		EXPECT_EQ(intentFromName(intentName(intent)), intent) << intentName(intent);
+	EXPECT_STREQ(intentName(Intent::Up), "up");
+	EXPECT_STREQ(intentName(Intent::Down), "down");
+	for (const char *junk : { "", "Up", "up\n", "downward", "?" })
+		EXPECT_EQ(intentFromName(junk), std::nullopt) << junk;
+}
+
 TEST(IntentFiles, RoundTrip)
 {
 	TempDir dir;
