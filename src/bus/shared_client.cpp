@@ -277,7 +277,7 @@ Result<std::unique_ptr<SharedClient>> SharedClient::start()
 	auto loop = std::make_unique<Loop>();
 	loop->wake = UniqueFd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (!loop->wake.valid())
-		return fail(Errc::Io, "cannot make an eventfd: " + errnoText(errno), errno);
+		return failErrno("cannot make an eventfd", errno);
 	sd_event *event = nullptr;
 	int r = sd_event_new(&event);
 	loop->event.reset(event);

@@ -66,11 +66,11 @@ Result<OfflineDown> downWithoutDaemon(const std::string &name)
 	const UniqueFd lock(
 		open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (!lock.valid())
-		return fail(Errc::Io, "cannot open " + lockPath + ": " + errnoText(errno), errno);
+		return failErrno("cannot open " + lockPath, errno);
 	if (flock(lock.get(), LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
 			return OfflineDown::DaemonRuns;
-		return fail(Errc::Io, "cannot lock " + lockPath + ": " + errnoText(errno), errno);
+		return failErrno("cannot lock " + lockPath, errno);
 	}
 
 	const DaemonConfigOutcome config = loadDaemonConfig(std::string(paths::DaemonConfig));

@@ -127,7 +127,7 @@ Result<uint64_t> blockDeviceSize(const std::string &path)
 	struct stat st {
 	};
 	if (stat(path.c_str(), &st) != 0)
-		return fail(Errc::Io, "cannot stat " + path + ": " + errnoText(errno), errno);
+		return failErrno("cannot stat " + path, errno);
 	if (!S_ISBLK(st.st_mode))
 		return fail(Errc::InvalidArgument,
 			    path + ": expected a block device, found " + fileTypeName(st.st_mode),

@@ -87,7 +87,7 @@ Result<void> prepareSocket(const std::string &path)
 	if (lstat(path.c_str(), &st) != 0) {
 		if (errno == ENOENT)
 			return {};
-		return fail(Errc::Io, "cannot inspect " + path + ": " + errnoText(errno), errno);
+		return failErrno("cannot inspect " + path, errno);
 	}
 	if (!S_ISSOCK(st.st_mode))
 		return fail(Errc::Conflict,
@@ -95,8 +95,7 @@ Result<void> prepareSocket(const std::string &path)
 	if (socketIsListening(path))
 		return fail(Errc::Conflict, path + " is in use: another process listens on it");
 	if (unlink(path.c_str()) != 0 && errno != ENOENT)
-		return fail(Errc::Io,
-			    "cannot remove stale socket " + path + ": " + errnoText(errno), errno);
+		return failErrno("cannot remove stale socket " + path, errno);
 	return {};
 }
 

@@ -19,7 +19,7 @@ Result<void> removeFile(const std::string &path)
 {
 	if (unlink(path.c_str()) == 0 || errno == ENOENT)
 		return {};
-	return fail(Errc::Io, "cannot remove " + path + ": " + errnoText(errno), errno);
+	return failErrno("cannot remove " + path, errno);
 }
 
 std::string diagnosticsText(const std::vector<Diagnostic> &diagnostics)
@@ -62,8 +62,7 @@ Result<void> RuntimeFiles::ensureCsiDir() const
 		return made;
 	/* Keys live here: whoever made the directory, only root reads it. */
 	if (chmod(csiDir().c_str(), 0700) < 0)
-		return fail(Errc::Io, "cannot restrict " + csiDir() + ": " + errnoText(errno),
-			    errno);
+		return failErrno("cannot restrict " + csiDir(), errno);
 	return {};
 }
 

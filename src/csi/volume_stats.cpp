@@ -30,7 +30,7 @@ Result<PathUsage> usageOf(const std::string &path)
 	struct statvfs fs {
 	};
 	if (statvfs(path.c_str(), &fs) < 0)
-		return fail(Errc::Io, path + ": " + errnoText(errno), errno);
+		return failErrno(path, errno);
 	usage.totalBytes = fs.f_blocks * fs.f_frsize;
 	usage.availableBytes = fs.f_bavail * fs.f_frsize;
 	usage.usedBytes = (fs.f_blocks - fs.f_bfree) * fs.f_frsize;

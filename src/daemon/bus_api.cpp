@@ -363,9 +363,7 @@ Result<void> BusApi::attach()
 	sd_bus_slot *slot = nullptr;
 	const auto add = [this, &slot](int r, const char *what) -> Result<void> {
 		if (r < 0)
-			return fail(Errc::Io,
-				    std::string("cannot register ") + what + ": " + errnoText(-r),
-				    -r);
+			return failErrno(std::string("cannot register ") + what, -r);
 		slots_.emplace_back(slot);
 		return {};
 	};

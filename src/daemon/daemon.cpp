@@ -44,7 +44,7 @@ uint64_t usecOf(std::chrono::milliseconds duration)
 Result<void> check(int r, const std::string &what)
 {
 	if (r < 0)
-		return fail(Errc::Io, what + ": " + errnoText(-r), -r);
+		return failErrno(what, -r);
 	return {};
 }
 
@@ -69,19 +69,18 @@ Result<UniqueFd> lockDaemon()
 	const std::string path(paths::DaemonLock);
 	UniqueFd lock(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (!lock.valid())
-		return fail(Errc::Io, "cannot open " + path + ": " + errnoText(errno), errno);
+		return failErrno("cannot open " + path, errno);
 	if (flock(lock.get(), LOCK_EX | LOCK_NB) == 0)
 		return lock;
 	if (errno != EWOULDBLOCK)
-		return fail(Errc::Io, "cannot lock " + path + ": " + errnoText(errno), errno);
+		return failErrno("cannot lock " + path, errno);
 	log::write({ log::Level::Notice,
 		     "waiting for rbd-volumectl to finish taking a volume down",
 		     {} });
 	(void)sd_notify(0, "STATUS=Waiting for rbd-volumectl to finish taking a volume down");
 	while (flock(lock.get(), LOCK_EX) < 0) {
 		if (errno != EINTR)
-			return fail(Errc::Io, "cannot lock " + path + ": " + errnoText(errno),
-				    errno);
+			return failErrno("cannot lock " + path, errno);
 	}
 	return lock;
 }

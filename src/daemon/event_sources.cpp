@@ -14,7 +14,7 @@ namespace {
 Result<void> check(int r, const char *what)
 {
 	if (r < 0)
-		return fail(Errc::Io, std::string(what) + ": " + errnoText(-r), -r);
+		return failErrno(std::string(what), -r);
 	return {};
 }
 

@@ -123,10 +123,7 @@ Result<SlotPtr> attachLogControl(sd_bus *bus)
 	if (const int r = sd_bus_add_object_vtable(bus, &slot, LogControlPath, LogControlInterface,
 						   LogControlVtable, nullptr);
 	    r < 0)
-		return fail(Errc::Io,
-			    "cannot register " + std::string(LogControlInterface) + ": " +
-				    errnoText(-r),
-			    -r);
+		return failErrno("cannot register " + std::string(LogControlInterface), -r);
 	return SlotPtr(slot);
 }
 

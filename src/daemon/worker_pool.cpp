@@ -16,7 +16,7 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::create(unsigned episodes, unsign
 		return fail(Errc::InvalidArgument, "a worker lane needs at least one thread");
 	UniqueFd event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (!event.valid())
-		return fail(Errc::Io, "cannot create an eventfd: " + errnoText(errno), errno);
+		return failErrno("cannot create an eventfd", errno);
 	std::unique_ptr<WorkerPool> pool(new WorkerPool(std::move(event)));
 	for (unsigned i = 0; i < episodes + reads; i++) {
 		Queue &queue = pool->queueOf(i < episodes ? Lane::Episode : Lane::Read);

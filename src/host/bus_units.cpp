@@ -63,7 +63,7 @@ Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadlin
 	sd_bus *raw = nullptr;
 	int r = sd_bus_new(&raw);
 	if (r < 0)
-		return fail(Errc::Io, "cannot create a bus connection: " + errnoText(-r), -r);
+		return failErrno("cannot create a bus connection", -r);
 	UnitBusPtr bus(raw);
 	r = sd_bus_set_address(raw, address.c_str());
 	if (r >= 0)
@@ -94,8 +94,7 @@ Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadlin
 	if (r >= 0)
 		r = sd_bus_creds_get_euid(rawCreds, &peer);
 	if (r < 0)
-		return fail(Errc::Io,
-			    "cannot tell who answers at " + address + ": " + errnoText(-r), -r);
+		return failErrno("cannot tell who answers at " + address, -r);
 	if (peer != 0 && peer != geteuid())
 		return fail(Errc::PermissionDenied, "the socket at " + address +
 							    " is served by uid " +
@@ -110,7 +109,7 @@ Result<std::string> unitProperty(sd_bus *bus, const std::string &unit, const cha
 	char *raw = nullptr;
 	int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit.c_str(), &raw);
 	if (r < 0)
-		return fail(Errc::Io, "cannot name " + unit + " on the bus: " + errnoText(-r), -r);
+		return failErrno("cannot name " + unit + " on the bus", -r);
 	const std::string path = raw;
 	free(raw); /* NOLINT(cppcoreguidelines-no-malloc): sd_bus_path_encode's allocation */
 	ScopedBusError error;
@@ -159,7 +158,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 	int r = sd_bus_match_signal(raw, &slot, nullptr, ManagerPath, ManagerInterface,
 				    "JobRemoved", onJobRemoved, &ended);
 	if (r < 0)
-		return fail(Errc::Io, "cannot watch systemd's jobs: " + errnoText(-r), -r);
+		return failErrno("cannot watch systemd's jobs", -r);
 	const SlotPtr watching(slot);
 
 	ScopedBusError error;
@@ -178,8 +177,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 	}
 	const char *job = nullptr;
 	if ((r = sd_bus_message_read(reply, "o", &job)) < 0)
-		return fail(Errc::Io, what + ": systemd's answer is unreadable: " + errnoText(-r),
-			    -r);
+		return failErrno(what + ": systemd's answer is unreadable", -r);
 	const std::string jobPath = job;
 
 	for (;;) {
@@ -195,7 +193,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 					    "; see journalctl -u " + unit);
 		}
 		if ((r = sd_bus_process(raw, nullptr)) < 0)
-			return fail(Errc::Io, what + ": lost systemd: " + errnoText(-r), -r);
+			return failErrno(what + ": lost systemd", -r);
 		if (r > 0)
 			continue;
 		if (Clock::now() >= deadline)
@@ -203,7 +201,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 							   seconds(timeout) +
 							   "; systemd goes on with it");
 		if ((r = sd_bus_wait(raw, usecUntil(deadline))) < 0)
-			return fail(Errc::Io, what + ": lost systemd: " + errnoText(-r), -r);
+			return failErrno(what + ": lost systemd", -r);
 	}
 }
 

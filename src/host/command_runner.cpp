@@ -35,7 +35,7 @@ Result<Pipe> makePipe()
 {
 	std::array<int, 2> fds{};
 	if (pipe2(fds.data(), O_CLOEXEC) < 0)
-		return fail(Errc::Io, std::string("pipe2: ") + errnoText(errno), errno);
+		return failErrno("pipe2", errno);
 	return Pipe{ UniqueFd(fds[0]), UniqueFd(fds[1]) };
 }
 
@@ -219,7 +219,7 @@ Result<CommandOutput> PosixCommandRunner::run(const Command &command)
 
 	SpawnSetup setup;
 	if (const int r = setup.prepare(out->write.get(), err->write.get()); r != 0)
-		return fail(Errc::Io, std::string("posix_spawn setup: ") + errnoText(r), r);
+		return failErrno("posix_spawn setup", r);
 
 	std::vector<std::string> argv = command.argv;
 	std::vector<std::string> env = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C" };

@@ -51,14 +51,10 @@ Result<void> zeroRanges(const std::string &device, std::vector<ByteRange> ranges
 		[device, ranges = std::move(ranges)]() -> Result<void> {
 			const UniqueFd fd(::open(device.c_str(), O_WRONLY | O_CLOEXEC));
 			if (!fd.valid())
-				return fail(Errc::Io,
-					    "cannot open " + device + ": " + errnoText(errno),
-					    errno);
+				return failErrno("cannot open " + device, errno);
 			const off_t end = lseek(fd.get(), 0, SEEK_END);
 			if (end < 0)
-				return fail(Errc::Io,
-					    "cannot size " + device + ": " + errnoText(errno),
-					    errno);
+				return failErrno("cannot size " + device, errno);
 			const auto size = static_cast<uint64_t>(end);
 			const std::vector<char> zeros(size_t{ 64 } * 1024, 0);
 			for (const ByteRange &range : ranges) {
@@ -81,9 +77,7 @@ Result<void> zeroRanges(const std::string &device, std::vector<ByteRange> ranges
 				}
 			}
 			if (fsync(fd.get()) < 0)
-				return fail(Errc::Io,
-					    "cannot sync " + device + ": " + errnoText(errno),
-					    errno);
+				return failErrno("cannot sync " + device, errno);
 			return {};
 		});
 }

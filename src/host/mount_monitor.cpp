@@ -15,7 +15,7 @@ Result<std::unique_ptr<MountMonitor>> MountMonitor::create()
 	const int r = mnt_monitor_enable_kernel(monitor.get(), 1);
 	const int fd = r < 0 ? r : mnt_monitor_get_fd(monitor.get());
 	if (fd < 0)
-		return fail(Errc::Io, "cannot watch the mount table: " + errnoText(-fd), -fd);
+		return failErrno("cannot watch the mount table", -fd);
 	return std::unique_ptr<MountMonitor>(new MountMonitor(std::move(monitor), fd));
 }
 

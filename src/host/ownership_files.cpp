@@ -88,10 +88,7 @@ Result<Ownership> OwnershipFiles::load(const std::string &volume)
 			return parsed;
 	}
 	if (rename(file.c_str(), (file + ".damaged").c_str()) < 0)
-		return fail(Errc::Io,
-			    "cannot move the damaged record '" + file +
-				    "' aside: " + errnoText(errno),
-			    errno);
+		return failErrno("cannot move the damaged record '" + file + "' aside", errno);
 	return Ownership{};
 }
 
@@ -100,8 +97,7 @@ Result<void> OwnershipFiles::save(const std::string &volume, const Ownership &re
 	const std::string file = path(volume);
 	if (record.empty()) {
 		if (unlink(file.c_str()) < 0 && errno != ENOENT)
-			return fail(Errc::Io, "cannot remove '" + file + "': " + errnoText(errno),
-				    errno);
+			return failErrno("cannot remove '" + file + "'", errno);
 		return {};
 	}
 	if (auto made = makeDirectories(directory_, 0700); !made)

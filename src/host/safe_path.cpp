@@ -84,7 +84,7 @@ Result<UniqueFd> walk(const std::string &path, bool make, PathKind kind)
 			    EINVAL);
 	UniqueFd current(open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
 	if (!current.valid())
-		return fail(Errc::Io, "cannot open '/': " + errnoText(errno), errno);
+		return failErrno("cannot open '/'", errno);
 	const std::vector<std::string> parts = componentsOf(path);
 	std::string reached;
 	for (size_t i = 0; i < parts.size(); i++) {
@@ -106,8 +106,7 @@ Result<UniqueFd> walk(const std::string &path, bool make, PathKind kind)
 		struct stat st {
 		};
 		if (fstat(next.get(), &st) < 0)
-			return fail(Errc::Io, "cannot stat '" + reached + "': " + errnoText(errno),
-				    errno);
+			return failErrno("cannot stat '" + reached + "'", errno);
 		if (S_ISLNK(st.st_mode))
 			return symlinkError(current.get(), part, reached);
 		if (file && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))

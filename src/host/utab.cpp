@@ -22,8 +22,7 @@ Result<void> apply(libmnt_update *update, int prepared, const std::string &what)
 	if (r == 0)
 		r = mnt_update_table(update, nullptr);
 	if (r < 0)
-		return fail(Errc::Io,
-			    "cannot update libmount's utab for " + what + ": " + errnoText(-r), -r);
+		return failErrno("cannot update libmount's utab for " + what, -r);
 	return {};
 }
 

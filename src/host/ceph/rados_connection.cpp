@@ -41,10 +41,7 @@ Result<RadosPtr> createHandle(const ClusterSpec &cluster)
 	rados_t handle = nullptr;
 	const int ret = rados_create2(&handle, "ceph", clientName(cluster).c_str(), 0);
 	if (ret < 0)
-		return fail(Errc::Io,
-			    "creating a librados handle for " + clientName(cluster) + ": " +
-				    errnoText(-ret),
-			    -ret);
+		return failErrno("creating a librados handle for " + clientName(cluster), -ret);
 	return RadosPtr(handle);
 }
 

@@ -97,6 +97,8 @@ Result<Crypt> initDevice(const std::string &device)
 	setUpLibrary();
 	Crypt crypt;
 	crypt_device *cd = nullptr;
+	/* Never NotFound, whatever the errno: to loadDevice's callers that
+	 * means "no LUKS header", which formatHeader may write. */
 	if (const int rc = crypt_init(&cd, device.c_str()); rc < 0)
 		return fail(Errc::Io, "cannot open " + device + " for LUKS: " + errnoText(-rc),
 			    -rc);
@@ -137,7 +139,7 @@ Result<std::string> signatureOn(const std::string &device)
 	const CHandle<blkid_struct_probe, blkid_free_probe> probe(
 		blkid_new_probe_from_filename(device.c_str()));
 	if (!probe)
-		return fail(Errc::Io, "cannot probe " + device + ": " + errnoText(errno), errno);
+		return failErrno("cannot probe " + device, errno);
 	blkid_probe_enable_superblocks(probe.get(), 1);
 	blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(probe.get(), 1);

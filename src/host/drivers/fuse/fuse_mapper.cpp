@@ -250,7 +250,7 @@ Result<Change> followLoopSize(const FusePaths &paths, const std::string &volume)
 	};
 	const std::string file = paths.imageFile(volume, described->image);
 	if (stat(file.c_str(), &st) != 0)
-		return fail(Errc::Io, "cannot stat " + file + ": " + errnoText(errno), errno);
+		return failErrno("cannot stat " + file, errno);
 	auto sectors = readFile("/sys/block/" + baseName(loop->device) + "/size");
 	if (!sectors || !*sectors)
 		return Change::Unchanged;
