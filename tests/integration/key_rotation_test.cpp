@@ -7,7 +7,6 @@
 #include "host/key_rotation.hpp"
 
 #include <fstream>
-#include <sstream>
 
 #include <sys/stat.h>
 
@@ -16,21 +15,16 @@
 #include "host/drivers/fuse/loop_device.hpp"
 #include "integration_env.hpp"
 #include "quick_luks.hpp"
+#include "read_text.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume {
 namespace {
 
+using rbdvolume::testing::readText;
+
 using testing::quickLuksFormat;
 using testing::shellOk;
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path);
-	std::stringstream text;
-	text << in.rdbuf();
-	return text.str();
-}
 
 void writeKey(const std::string &path, const std::string &bytes, mode_t mode)
 {

@@ -10,11 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include "read_text.hpp"
 #include "run_ctl.hpp"
 
 namespace rbdvolume::cli {
 
 namespace {
+
+using rbdvolume::testing::readText;
 
 using testing::CtlResult;
 using testing::runCtl;
@@ -23,14 +26,6 @@ std::string dataPath(const std::string &name)
 {
 	const char *dir = std::getenv("RBDV_TEST_DATA"); /* NOLINT(concurrency-mt-unsafe) */
 	return std::string(dir != nullptr ? dir : "tests/data") + "/rbdmap/" + name;
-}
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path);
-	std::stringstream text;
-	text << in.rdbuf();
-	return text.str();
 }
 
 constexpr std::string_view NoBus = "unix:path=/nonexistent/rbdv-no-bus";

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "csi/volume_names.hpp"
@@ -12,14 +10,6 @@
 namespace rbdvolume::testing {
 
 namespace v1 = ::csi::v1;
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::ostringstream text;
-	text << in.rdbuf();
-	return text.str();
-}
 
 Result<void> FakeVolumeControl::record(const std::string &verb, const std::string &name)
 {

@@ -19,6 +19,7 @@
 #include "csi/identity_service.hpp"
 #include "csi/node_service.hpp"
 #include "csi/volume_control.hpp"
+#include "read_text.hpp"
 #include "temp_dir.hpp"
 
 #include <grpcpp/grpcpp.h>
@@ -113,8 +114,5 @@ private:
 	std::unique_ptr<::csi::v1::Node::Stub> node_;
 	std::unique_ptr<::csi::v1::Identity::Stub> identity_;
 };
-
-/* The file's text; "" when it cannot be read. */
-std::string readText(const std::string &path);
 
 } /* namespace rbdvolume::testing */

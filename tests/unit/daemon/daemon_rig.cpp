@@ -4,8 +4,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -240,14 +238,6 @@ std::string environmentOr(const char *name, const char *fallback)
 	/* Read before any test starts a thread that could change the environment. */
 	const char *value = std::getenv(name); /* NOLINT(concurrency-mt-unsafe) */
 	return value != nullptr && *value != '\0' ? value : fallback;
-}
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream text;
-	text << in.rdbuf();
-	return text.str();
 }
 
 daemon::Reconciler::Reply replyInto(const std::shared_ptr<Answer> &answer)

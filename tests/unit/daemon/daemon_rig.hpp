@@ -19,6 +19,7 @@
 #include "daemon/worker_pool.hpp"
 #include "fake_world.hpp"
 #include "host/intent_files.hpp"
+#include "read_text.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
@@ -131,9 +132,6 @@ daemon::Reconciler::Reply replyInto(const std::shared_ptr<Answer> &answer);
 
 /* The environment variable's value, `fallback` when unset (meson's test() sets them). */
 std::string environmentOr(const char *name, const char *fallback);
-
-/* The whole file; "" when it cannot be read. */
-std::string readText(const std::string &path);
 
 /* Spec text for NAME: image rbd/NAME, default staging, published at /srv/NAME. */
 std::string volumeSpecText(const std::string &name);

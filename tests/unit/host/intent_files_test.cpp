@@ -3,27 +3,18 @@
 #include "host/intent_files.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "read_text.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
 
 namespace {
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream text;
-	text << in.rdbuf();
-	return text.str();
-}
 
 using Intents = std::map<std::string, Intent>;
 

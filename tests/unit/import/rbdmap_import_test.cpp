@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,23 +12,18 @@
 
 #include "config/spec_parser.hpp"
 #include "import/rbdmap_file.hpp"
+#include "read_text.hpp"
 
 namespace rbdvolume::importer {
 
 namespace {
 
+using rbdvolume::testing::readText;
+
 std::string dataPath(const std::string &name)
 {
 	const char *dir = std::getenv("RBDV_TEST_DATA"); /* NOLINT(concurrency-mt-unsafe) */
 	return std::string(dir != nullptr ? dir : "tests/data") + "/rbdmap/" + name;
-}
-
-std::string readText(const std::string &path)
-{
-	std::ifstream in(path);
-	std::stringstream text;
-	text << in.rdbuf();
-	return text.str();
 }
 
 /* The sample files: tests/data/rbdmap/rbdmap and tests/data/rbdmap/fstab. */
