@@ -16,6 +16,9 @@ inline constexpr std::string_view RuntimeDir = "/run/rbd-volume";
 inline constexpr std::string_view StagingRoot = "/run/rbd-volume/staging";
 inline constexpr std::string_view OwnershipDir = "/run/rbd-volume/owned";
 inline constexpr std::string_view IntentDir = "/run/rbd-volume/intent";
+/* The drivers' files: rbd-fuse's mount points and records, rbd-nbd@'s configs. */
+inline constexpr std::string_view FuseRuntimeDir = "/run/rbd-volume/fuse";
+inline constexpr std::string_view NbdConfigDir = "/run/rbd-volume/nbd";
 /* Held by rbd-volumed for its life; `rbd-volumectl down` acts alone only without it. */
 inline constexpr std::string_view DaemonLock = "/run/rbd-volume/rbd-volumed.lock";
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <string>
 
+#include "common/paths.hpp"
 namespace rbdvolume {
 
 /* The filesystem programs, and the bound of a call through a mapped device. */
@@ -34,7 +35,7 @@ struct DriverTools {
 	std::string rbdNbd = "/usr/bin/rbd-nbd";      /* [tools] rbd-nbd */
 	std::string systemctl = "/usr/bin/systemctl"; /* [tools] systemctl: the mapper units */
 	/* Per-volume rbd-nbd settings, read by rbd-nbd@NAME.service's helper. */
-	std::string nbdConfigDir = "/run/rbd-volume/nbd";
+	std::string nbdConfigDir{ paths::NbdConfigDir };
 
 	/*
 	 * [timeouts] map: `rbd device map`, longer than krbd's mount_timeout

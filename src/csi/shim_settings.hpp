@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/paths.hpp"
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
 
@@ -26,7 +27,7 @@ struct ShimSettings {
 	std::map<std::string, std::string> topology;
 	int64_t maxVolumes = 0; /* 0: no limit advertised */
 	bool debug = false;
-	std::string runtimeDir = "/run/rbd-volume";
+	std::string runtimeDir{ paths::RuntimeDir };
 	/* The longest one call waits for the daemon: inside kubelet's 2-minute deadline. */
 	std::chrono::seconds maxWait{ 100 };
 	bool help = false;

@@ -17,6 +17,7 @@
 
 #include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
+#include "common/paths.hpp"
 #include "common/volume_name.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/fuse_volume.hpp"
@@ -39,7 +40,7 @@ namespace {
 
 int runHelper(int argc, char *argv[])
 {
-	std::string runtimeDir = "/run/rbd-volume/fuse";
+	std::string runtimeDir(paths::FuseRuntimeDir);
 	std::string rbdFuse = "/usr/bin/rbd-fuse";
 	std::string name;
 	bool followSize = false;

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <set>
 
+#include "common/paths.hpp"
 #include "engine/ports.hpp"
 #include "host/drivers/fuse/fuse_volume.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
@@ -31,7 +32,7 @@
 namespace rbdvolume {
 
 struct FuseDriverConfig {
-	std::string runtimeDir = "/run/rbd-volume/fuse";
+	std::string runtimeDir{ paths::FuseRuntimeDir };
 	std::chrono::milliseconds startTimeout{ std::chrono::seconds(30) };
 	std::chrono::milliseconds deviceTimeout{ std::chrono::seconds(30) };
 	/* list() changes nothing: no loop size refreshed, no record written (a dry run). */

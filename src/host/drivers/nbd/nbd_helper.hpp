@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/paths.hpp"
 #include "common/result.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/mapping_discovery.hpp"
@@ -30,7 +31,7 @@ enum class HelperMode : uint8_t {
 
 struct HelperArgs {
 	std::string volume;
-	std::string configDir = "/run/rbd-volume/nbd";
+	std::string configDir{ paths::NbdConfigDir };
 	std::string sysfs = "/sys"; /* tests point these at fake trees */
 	HelperMode mode = HelperMode::Exec;
 
