@@ -11,6 +11,7 @@
 #include "engine/reconcile.hpp"
 #include "host/drivers/dry_run_host.hpp"
 #include "host/fs_util.hpp"
+#include "host/intent_files.hpp"
 
 namespace rbdvolume::cli {
 
@@ -70,10 +71,7 @@ std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::strin
 /* The intent the daemon keeps for the volume; a volume with none would be brought up. */
 Intent recordedIntent(const std::string &name)
 {
-	auto text = readFile(std::string(paths::IntentDir) + "/" + name);
-	if (!text || !*text)
-		return Intent::Up;
-	return intentFromName((*text)->substr(0, (*text)->find('\n'))).value_or(Intent::Up);
+	return IntentFiles(std::string(paths::IntentDir)).load(name).value_or(Intent::Up);
 }
 
 } /* namespace */

@@ -18,13 +18,18 @@ std::map<std::string, Intent> IntentFiles::loadAll() const
 		const std::string name = entry.path().filename().string();
 		if (!isValidVolumeName(name) || isAtomicWriteTemporary(name))
 			continue;
-		auto text = readFile(entry.path().string());
-		if (!text || !*text)
-			continue;
-		if (auto intent = intentFromName((*text)->substr(0, (*text)->find('\n'))))
+		if (auto intent = load(name))
 			intents[name] = *intent;
 	}
 	return intents;
+}
+
+std::optional<Intent> IntentFiles::load(const std::string &volume) const
+{
+	auto text = readFile(directory_ + "/" + volume);
+	if (!text || !*text)
+		return std::nullopt;
+	return intentFromName((*text)->substr(0, (*text)->find('\n')));
 }
 
 Result<void> IntentFiles::save(const std::string &volume, Intent intent) const

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "common/result.hpp"
@@ -21,6 +22,8 @@ public:
 
 	/* Every recorded intent; unreadable or unknown contents are skipped. */
 	std::map<std::string, Intent> loadAll() const;
+	/* One volume's recorded intent; nullopt when none is, or it cannot be read. */
+	std::optional<Intent> load(const std::string &volume) const;
 	/* Atomic: written to a temporary file, then renamed. */
 	Result<void> save(const std::string &volume, Intent intent) const;
 	/* For a volume the daemon forgets: its spec is gone and nothing of it is left. */

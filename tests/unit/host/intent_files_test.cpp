@@ -96,6 +96,22 @@ TEST(IntentFiles, SkipsJunk)
 		  (Intents{ { "up_plain", Intent::Up }, { "down_plain", Intent::Down } }));
 }
 
+/* One volume's intent, as `rbd-volumectl plan` reads it: the same rules as loadAll(). */
+TEST(IntentFiles, LoadOne)
+{
+	TempDir dir;
+	dir.write("a", "down\n");
+	dir.write("b", "up");
+	dir.write("c", "downward\n");
+	dir.write("d", "");
+	const IntentFiles intents(dir.path());
+	EXPECT_EQ(intents.load("a"), Intent::Down);
+	EXPECT_EQ(intents.load("b"), Intent::Up);
+	EXPECT_EQ(intents.load("c"), std::nullopt);
+	EXPECT_EQ(intents.load("d"), std::nullopt);
+	EXPECT_EQ(intents.load("missing"), std::nullopt);
+}
+
 } /* namespace */
 
 } /* namespace rbdvolume::testing */
