@@ -38,12 +38,11 @@ bool readable(int fd, milliseconds timeout)
 class Latch
 {
 public:
+	/* Notifies under the lock: a waiter that returns may destroy the latch at once. */
 	void open()
 	{
-		{
-			const std::lock_guard lock(mutex_);
-			open_ = true;
-		}
+		const std::lock_guard lock(mutex_);
+		open_ = true;
 		changed_.notify_all();
 	}
 	bool wait(milliseconds timeout = Patience)
@@ -58,12 +57,14 @@ private:
 	bool open_ = false;
 };
 
+/* In each test what the jobs touch is declared before the pool, so the pool's
+ * destructor joins its workers before those objects go out of scope. */
 TEST(WorkerPool, JobsRunOnWorkers)
 {
-	auto pool = makePool(2);
-	ASSERT_NE(pool, nullptr);
 	std::thread::id ranOn;
 	Latch done;
+	auto pool = makePool(2);
+	ASSERT_NE(pool, nullptr);
 	pool->submit([&] {
 		ranOn = std::this_thread::get_id();
 		done.open();
@@ -75,13 +76,13 @@ TEST(WorkerPool, JobsRunOnWorkers)
 TEST(WorkerPool, WorkersRunJobsInParallel)
 {
 	constexpr unsigned Threads = 3;
-	auto pool = makePool(Threads);
-	ASSERT_NE(pool, nullptr);
 	std::mutex mutex;
 	std::condition_variable arrived;
 	unsigned present = 0;
 	unsigned metAll = 0;
 	unsigned finished = 0;
+	auto pool = makePool(Threads);
+	ASSERT_NE(pool, nullptr);
 	for (unsigned i = 0; i < Threads; i++) {
 		pool->submit([&] {
 			std::unique_lock lock(mutex);
@@ -101,11 +102,11 @@ TEST(WorkerPool, WorkersRunJobsInParallel)
 
 TEST(WorkerPool, AReadRunsWhileEveryEpisodeWorkerIsHeld)
 {
+	Latch release;
+	Latch readDone;
 	auto created = WorkerPool::create(2, 1);
 	ASSERT_TRUE(created) << created.error().message;
 	WorkerPool &pool = **created;
-	Latch release;
-	Latch readDone;
 	for (int i = 0; i < 3; i++) /* two held, one queued behind them */
 		pool.submit([&] { release.wait(); });
 	pool.submit([&] { readDone.open(); }, WorkerPool::Lane::Read);
@@ -121,13 +122,13 @@ TEST(WorkerPool, ALaneWithoutThreadsIsRefused)
 
 TEST(WorkerPool, CompletionsRunOnlyFromRunCompletions)
 {
+	std::atomic<bool> completed{ false };
+	std::thread::id completedOn;
+	Latch posted;
 	auto pool = makePool(1);
 	ASSERT_NE(pool, nullptr);
 	EXPECT_FALSE(readable(pool->fd(), milliseconds(0)));
 
-	std::atomic<bool> completed{ false };
-	std::thread::id completedOn;
-	Latch posted;
 	pool->submit([&] {
 		pool->post([&] {
 			completedOn = std::this_thread::get_id();
@@ -154,9 +155,9 @@ TEST(WorkerPool, CompletionsRunOnlyFromRunCompletions)
 TEST(WorkerPool, EveryJobsCompletionArrives)
 {
 	constexpr unsigned Jobs = 50;
+	unsigned completions = 0; /* only touched on this thread */
 	auto pool = makePool(4);
 	ASSERT_NE(pool, nullptr);
-	unsigned completions = 0; /* only touched on this thread */
 	for (unsigned i = 0; i < Jobs; i++)
 		pool->submit([&] { pool->post([&] { completions++; }); });
 	const auto deadline = std::chrono::steady_clock::now() + Patience;
@@ -169,11 +170,11 @@ TEST(WorkerPool, EveryJobsCompletionArrives)
 
 TEST(WorkerPool, DestructorWaitsForRunningJobsAndDropsQueuedOnes)
 {
-	auto pool = makePool(1);
-	ASSERT_NE(pool, nullptr);
 	Latch started;
 	std::atomic<bool> finished{ false };
 	std::atomic<bool> queuedRan{ false };
+	auto pool = makePool(1);
+	ASSERT_NE(pool, nullptr);
 	pool->submit([&] {
 		started.open();
 		std::this_thread::sleep_for(milliseconds(100));
