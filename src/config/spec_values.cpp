@@ -360,7 +360,8 @@ std::optional<std::string> clientIdProblem(std::string_view id)
 
 std::optional<std::string> volumeIdProblem(std::string_view id)
 {
-	constexpr size_t MaxVolumeIdLength = 512;
+	/* CSI's limit for a string field: the ID is a CSI volume handle. */
+	constexpr size_t MaxVolumeIdLength = 128;
 	if (id.empty())
 		return "expected a non-empty volume ID, found '' (leave 'volume-id' out to use the "
 		       "image name)";

@@ -76,7 +76,9 @@ std::optional<std::string> monitorProblem(std::string_view address);
 /* Absolute and normal, without control characters; `allowRoot` false refuses "/". */
 std::optional<std::string> pathProblem(std::string_view path, bool allowRoot = true);
 
-/* The ID a wrapped data key is bound to (ceph-csi's volume handle): printable, at most 512 bytes. */
+/* The ID a wrapped data key is bound to (ceph-csi's volume handle): at most 128
+ * bytes, no whitespace or control characters. The one rule for a spec's
+ * volume-id and the CSI shim's volume_id alike. */
 std::optional<std::string> volumeIdProblem(std::string_view id);
 
 /* A dm-crypt cipher spec CIPHER-MODE[-IV], as cryptsetup's --cipher takes it ("aes-xts-plain64"). */

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "csi/request_checks.hpp"
 #include "csi/volume_names.hpp"
 #include "journal/log.hpp"
 
@@ -73,7 +74,7 @@ void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status
 			  { "RBDV_RESULT", status.ok() ? "done" : "failed" },
 			  { "RBDV_DURATION_USEC", std::to_string(took.count()) } },
 			{} };
-	if (!volumeIdProblem(volumeId))
+	if (checkVolumeId(volumeId))
 		line.fields.push_back({ "RBDV_VOLUME", volumeNameFor(volumeId) });
 	log::write(line);
 }

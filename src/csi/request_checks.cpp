@@ -2,14 +2,16 @@
 #include "csi/request_checks.hpp"
 
 #include "common/paths.hpp"
-#include "csi/volume_names.hpp"
+#include "config/spec_values.hpp"
 
 namespace rbdvolume::csi {
 
 Result<void> checkVolumeId(const std::string &volumeId)
 {
+	if (volumeId.empty())
+		return fail(Errc::InvalidArgument, "volume_id is required");
 	if (const auto problem = volumeIdProblem(volumeId))
-		return fail(Errc::InvalidArgument, *problem);
+		return fail(Errc::InvalidArgument, "volume_id: " + *problem);
 	return {};
 }
 

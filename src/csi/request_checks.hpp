@@ -16,7 +16,7 @@
 
 namespace rbdvolume::csi {
 
-/* volume_id: present, at most 128 bytes, no control characters. */
+/* volume_id: present, and what a spec's volume-id may be (config::volumeIdProblem). */
 Result<void> checkVolumeId(const std::string &volumeId);
 
 /* A required path field: absolute, no '.', '..' or empty component, no trailing '/'. */

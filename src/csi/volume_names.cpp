@@ -8,9 +8,6 @@ namespace rbdvolume::csi {
 
 namespace {
 
-/* CSI's own limit for a string field. */
-constexpr size_t MaxVolumeIdBytes = 128;
-
 /* FNV-1a, 64 bits: stable across builds and hosts, which std::hash is not. */
 uint64_t fnv1a(std::string_view text)
 {
@@ -29,20 +26,6 @@ std::string volumeNameFor(std::string_view volumeId)
 	char hex[17];
 	std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(volumeId)));
 	return std::string("csi_") + hex;
-}
-
-std::optional<std::string> volumeIdProblem(std::string_view volumeId)
-{
-	if (volumeId.empty())
-		return "volume_id is required";
-	if (volumeId.size() > MaxVolumeIdBytes)
-		return "volume_id has " + std::to_string(volumeId.size()) + " bytes, at most " +
-		       std::to_string(MaxVolumeIdBytes) + " are allowed";
-	for (const char c : volumeId) {
-		if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-			return "volume_id holds a control character";
-	}
-	return {};
 }
 
 } /* namespace rbdvolume::csi */

@@ -7,15 +7,11 @@
  */
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
 namespace rbdvolume::csi {
 
 std::string volumeNameFor(std::string_view volumeId);
-
-/* Why `volumeId` cannot be used ("" when it can): empty, too long, control characters. */
-std::optional<std::string> volumeIdProblem(std::string_view volumeId);
 
 } /* namespace rbdvolume::csi */

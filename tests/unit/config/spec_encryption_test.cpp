@@ -149,6 +149,9 @@ TEST(SpecEncryption, EachBadValueIsNamedAtItsLine)
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\ncipher = \"aes-\"\n", "CIPHER-MODE" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf = \"scrypt\"\n", "'argon2id'" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"a b\"\n", "whitespace" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"" + std::string(129, 'v') +
+			  "\"\n",
+		  "at most 128 bytes, found 129" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"v1\"\n",
 		  "needs passphrase = 'image-metadata'" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npassphrase-file = \"/k\"\n",

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "common/volume_name.hpp"
+#include "config/spec_values.hpp"
+#include "csi/request_checks.hpp"
 #include "csi/runtime_files.hpp"
 #include "temp_dir.hpp"
 
@@ -27,13 +29,19 @@ TEST(VolumeNames, StableValidAndDistinct)
 	EXPECT_NE(csi::volumeNameFor("a"), csi::volumeNameFor("b"));
 }
 
-TEST(VolumeNames, VolumeIdProblems)
+/* The shim takes what a spec's volume-id may hold: the two never disagree. */
+TEST(VolumeNames, VolumeIdsFollowTheSpecsRule)
 {
-	EXPECT_EQ(csi::volumeIdProblem("pvc-1"), std::nullopt);
-	EXPECT_NE(csi::volumeIdProblem(""), std::nullopt);
-	EXPECT_NE(csi::volumeIdProblem(std::string(129, 'a')), std::nullopt);
-	EXPECT_EQ(csi::volumeIdProblem(std::string(128, 'a')), std::nullopt);
-	EXPECT_NE(csi::volumeIdProblem("a\nb"), std::nullopt);
+	EXPECT_TRUE(csi::checkVolumeId("pvc-1"));
+	EXPECT_TRUE(csi::checkVolumeId(std::string(128, 'a')));
+	EXPECT_EQ(csi::checkVolumeId("").error().message, "volume_id is required");
+	for (const std::string &id :
+	     { std::string(129, 'a'), std::string("a b"), std::string("a\nb") }) {
+		const auto checked = csi::checkVolumeId(id);
+		ASSERT_FALSE(checked) << id;
+		EXPECT_EQ(checked.error().code, Errc::InvalidArgument);
+		EXPECT_EQ(checked.error().message, "volume_id: " + *volumeIdProblem(id));
+	}
 }
 
 TEST(VolumeNames, ACollidingIdIsRefusedNotMixed)
