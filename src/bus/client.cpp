@@ -2,8 +2,10 @@
 #include "bus/client.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -41,6 +43,21 @@ int onReply(sd_bus_message *reply, void *userdata, sd_bus_error * /*error*/)
 	auto *pending = static_cast<PendingCall *>(userdata);
 	pending->reply.reset(sd_bus_message_ref(reply));
 	return sd_event_exit(pending->event, 0);
+}
+
+/* A callback the event loop calls at a fixed period while a call waits. */
+struct Heartbeat {
+	std::function<void()> beat;
+	uint64_t everyUsec = 0;
+};
+
+/* Calls the heartbeat, then arms its timer again. */
+int onHeartbeat(sd_event_source *source, uint64_t /*usec*/, void *userdata)
+{
+	const auto *heartbeat = static_cast<const Heartbeat *>(userdata);
+	heartbeat->beat();
+	const int r = sd_event_source_set_time_relative(source, heartbeat->everyUsec);
+	return r < 0 ? r : sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
 }
 
 int onTimeout(sd_event_source * /*source*/, uint64_t /*usec*/, void *userdata)
@@ -279,6 +296,22 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 		timer.reset(rawTimer);
 		if (r < 0)
 			return tl::make_unexpected(errorFromErrno(r, "cannot set the timeout"));
+	}
+
+	Heartbeat heartbeat{ settings.onHeartbeat,
+			     static_cast<uint64_t>(
+				     std::chrono::duration_cast<std::chrono::microseconds>(
+					     settings.heartbeatEvery)
+					     .count()) };
+	SourcePtr heartbeatTimer;
+	if (heartbeat.beat && heartbeat.everyUsec > 0) {
+		sd_event_source *rawHeartbeat = nullptr;
+		r = sd_event_add_time_relative(event.get(), &rawHeartbeat, CLOCK_MONOTONIC,
+					       heartbeat.everyUsec, TimerAccuracyUsec, onHeartbeat,
+					       &heartbeat);
+		heartbeatTimer.reset(rawHeartbeat);
+		if (r < 0)
+			return tl::make_unexpected(errorFromErrno(r, "cannot set the heartbeat"));
 	}
 
 	r = sd_event_loop(event.get());

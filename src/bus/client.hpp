@@ -2,7 +2,9 @@
 /* A client of rbd-volumed: calls on its Manager and volumes, their replies as plain values. */
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct WaitSettings {
 	uint64_t timeoutSeconds = 0; /* 0: as long as it takes */
 	ActivityCallback onActivity; /* each Activity change meanwhile; empty: none */
 	std::string volume;	     /* whose Activity; "" for every volume */
+	/* Called every `heartbeatEvery` while the call waits; empty or 0: never. */
+	std::function<void()> onHeartbeat;
+	std::chrono::milliseconds heartbeatEvery{ 0 };
 };
 
 /*

@@ -14,6 +14,7 @@
 #include "bus/volume_properties.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/offline_down.hpp"
+#include "cli/unit_progress.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 
@@ -140,9 +141,21 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 
 	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
-	if (options->wait)
-		settings.onActivity = progressPrinter(*options);
 	settings.volume = *name;
+	if (options->wait) {
+		settings.onActivity = progressPrinter(*options);
+		if (auto unit = UnitProgress::fromEnvironment()) {
+			settings.onActivity = [unit, print = std::move(settings.onActivity)](
+						      const std::string &volume,
+						      const std::string &activity) {
+				unit->activity(activity);
+				if (print)
+					print(volume, activity);
+			};
+			settings.onHeartbeat = [unit] { unit->heartbeat(); };
+			settings.heartbeatEvery = UnitProgress::HeartbeatEvery;
+		}
+	}
 	const Result<void> done = setIntent(member, *name, options->wait, settings);
 	if (!done)
 		return reportFailure(std::string(verb) + " " + *name, done.error());

@@ -4,11 +4,16 @@
  * dbus-daemon stands in for the system bus (DBUS_SYSTEM_BUS_ADDRESS), and an
  * in-test sd-bus server owns org.rbdvolume1 with canned volumes.
  */
+#include <array>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
+
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +22,7 @@
 #include "private_bus.hpp"
 #include "run_ctl.hpp"
 #include "sample_volumes.hpp"
+#include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
 
@@ -268,6 +274,86 @@ TEST_F(CliBus, UpWithProgressPrintsEachActivity)
 	const CtlResult quiet = ctl({ "up", "logs" });
 	EXPECT_EQ(quiet.exitCode, 0) << quiet.err;
 	EXPECT_EQ(quiet.err, "");
+}
+
+/* A datagram socket standing in for systemd's notify socket: what was sent to it. */
+class NotifySocket
+{
+public:
+	NotifySocket()
+		: path_(dir_.path() + "/notify"),
+		  fd_(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0))
+	{
+		sockaddr_un address{};
+		address.sun_family = AF_UNIX;
+		path_.copy(address.sun_path, sizeof address.sun_path - 1);
+		if (fd_ < 0 ||
+		    ::bind(fd_, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
+			problem_ = "cannot make a notify socket";
+	}
+	~NotifySocket()
+	{
+		if (fd_ >= 0)
+			::close(fd_);
+	}
+	NotifySocket(const NotifySocket &) = delete;
+	NotifySocket &operator=(const NotifySocket &) = delete;
+	NotifySocket(NotifySocket &&) = delete;
+	NotifySocket &operator=(NotifySocket &&) = delete;
+
+	const std::string &problem() const { return problem_; }
+	std::string environment() const { return "NOTIFY_SOCKET=" + path_; }
+
+	/* Every message received so far, in order. */
+	std::vector<std::string> messages() const
+	{
+		std::vector<std::string> received;
+		std::array<char, 4096> buffer{};
+		for (;;) {
+			const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+			if (n < 0)
+				return received;
+			received.emplace_back(buffer.data(), static_cast<size_t>(n));
+		}
+	}
+
+private:
+	TempDir dir_;
+	std::string path_;
+	int fd_ = -1;
+	std::string problem_;
+};
+
+/*
+ * As rbd-volume@NAME.service's ExecStart=: each step extends the unit's start
+ * timeout and shows in its status, so a long first mkfs never outlasts it.
+ */
+TEST_F(CliBus, UpUnderSystemdExtendsTheUnitsTimeoutAtEachStep)
+{
+	const NotifySocket systemd;
+	ASSERT_EQ(systemd.problem(), "");
+	daemon().plan(
+		"Up", "logs",
+		ReplyPlan{ { { "logs", "map rbd/logs" }, { "logs", "format ext4 /dev/rbd1" } },
+			   "",
+			   "",
+			   false,
+			   0 });
+	const CtlResult result = ctl({ "up", "logs" }, { systemd.environment() });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(result.err, "") << "no --progress, no terminal: quiet";
+
+	const std::vector<std::string> sent = systemd.messages();
+	ASSERT_GE(sent.size(), 3U) << ::testing::PrintToString(sent);
+	EXPECT_EQ(sent[0], "EXTEND_TIMEOUT_USEC=30000000\nSTATUS=map rbd/logs, 0 s");
+	EXPECT_EQ(sent[1], "EXTEND_TIMEOUT_USEC=30000000\nSTATUS=format ext4 /dev/rbd1, 0 s");
+	/* Then where the volume is, as the (fake) daemon shows it: no more extension. */
+	EXPECT_TRUE(sent.back().starts_with("STATUS=failed")) << sent.back();
+
+	/* --no-wait returns at once: nothing to extend. */
+	const CtlResult noWait = ctl({ "up", "logs", "--no-wait" }, { systemd.environment() });
+	EXPECT_EQ(noWait.exitCode, 0) << noWait.err;
+	EXPECT_EQ(systemd.messages(), std::vector<std::string>{});
 }
 
 TEST_F(CliBus, ProgressIsOnByDefaultOnATerminal)
