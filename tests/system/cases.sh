@@ -10,6 +10,7 @@
 SYS_CASES=(
 	install_layout
 	start_stop
+	long_first_format
 	daemon_restart_keeps_io
 	fuse_kill_degraded
 	publish_restored_event_driven
@@ -194,6 +195,54 @@ case_start_stop() {
 	assert_nothing_left
 	[ "$(unit_prop rbd-fuse@a.service ActiveState)" = inactive ] || fail "rbd-fuse@a is $(unit_prop rbd-fuse@a.service ActiveState)"
 	[ "$(image_file_sha256 a data)" = "${sum%% *}" ] || fail "the data in image a differs from what was written"
+}
+
+slow_format_undo() {
+	in_ct sh -c 'if [ -e /etc/rbdv-slow/saved ]; then
+		mv -f /etc/rbdv-slow/saved /etc/rbd-volume/rbd-volumed.toml
+	else rm -f /etc/rbd-volume/rbd-volumed.toml; fi'
+	in_ct rm -rf /etc/rbdv-slow /run/systemd/system/rbd-volume@slow.service.d
+	in_ct systemctl daemon-reload
+	in_ct systemctl restart rbd-volumed.service
+}
+
+# A first format that outlasts the unit's start timeout: rbd-volumectl up
+# extends it at each step and while one lasts (EXTEND_TIMEOUT_USEC), and the
+# unit's status names the step as it goes. The unit allows a start 8 s here,
+# and mkfs.ext4 takes 20 s longer than it would (a wrapper that sleeps first).
+case_long_first_format() {
+	local started status="" now last="" elapsed
+	# the daemon's own file as installed comes back afterwards, whatever happens
+	in_ct mkdir -p /etc/rbdv-slow
+	in_ct sh -c 'if [ -e /etc/rbd-volume/rbd-volumed.toml ]; then
+		cp -a /etc/rbd-volume/rbd-volumed.toml /etc/rbdv-slow/saved; fi'
+	trap slow_format_undo EXIT
+	printf '#!/bin/sh\nsleep 20\nexec /usr/sbin/mkfs.ext4 "$@"\n' | put_file /etc/rbdv-slow/mkfs.ext4
+	in_ct chmod 755 /etc/rbdv-slow/mkfs.ext4
+	printf '[tools]\nmkfs-ext4 = "/etc/rbdv-slow/mkfs.ext4"\n' | put_file /etc/rbd-volume/rbd-volumed.toml
+	in_ct systemctl restart rbd-volumed.service
+	printf '[Service]\nTimeoutStartSec=8s\n' | put_file /run/systemd/system/rbd-volume@slow.service.d/timeout.conf
+	in_ct systemctl daemon-reload
+	spec slow
+	started=$(sys_now_ms)
+	in_ct systemctl start --no-block rbd-volume@slow.service
+	while [ "$(unit_prop rbd-volume@slow.service ActiveState)" = activating ]; do
+		# a heartbeat's status (every 10 s): the format, seconds into it
+		now=$(unit_prop rbd-volume@slow.service StatusText)
+		if [[ $now =~ format-if-blank.*,\ ([0-9]+)\ s$ ]] && [ "${BASH_REMATCH[1]}" -ge 5 ]; then status=$now; fi
+		[ "$now" = "$last" ] || sys_log "the unit's status: $now"
+		last=$now
+		[ $(($(sys_now_ms) - started)) -lt 120000 ] || fail "still starting after 120 s"
+		sleep 1
+	done
+	elapsed=$(($(sys_now_ms) - started))
+	[ "$(unit_prop rbd-volume@slow.service ActiveState)" = active ] ||
+		fail "the unit gave up: $(unit_prop rbd-volume@slow.service Result) after $elapsed ms $(failed_starts rbd-volume@slow.service)"
+	[ "$elapsed" -ge 20000 ] || fail "up in $elapsed ms: the slow mkfs did not run, the case shows nothing"
+	[ -n "$status" ] || fail "no heartbeat: the unit's status never showed the format seconds into it"
+	sys_log "up in $elapsed ms under an 8 s start timeout; the status showed '$status'"
+	expect_phase slow up
+	stop_units rbd-volume@slow.service
 }
 
 case_daemon_restart_keeps_io() {
