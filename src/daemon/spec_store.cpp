@@ -8,21 +8,10 @@
 #include "common/paths.hpp"
 #include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
+#include "config/mount_roots.hpp"
 #include "config/spec_locate.hpp"
 
 namespace rbdvolume::daemon {
-
-namespace {
-
-std::string joined(const std::vector<std::string> &items)
-{
-	std::string text;
-	for (const std::string &item : items)
-		text += (text.empty() ? "" : ", ") + item;
-	return text;
-}
-
-} /* namespace */
 
 std::map<std::string, std::string> SpecStore::listFiles() const
 {
@@ -44,28 +33,6 @@ std::map<std::string, std::string> SpecStore::listFiles() const
 		}
 	}
 	return files;
-}
-
-void SpecStore::checkMountRoots(const VolumeSpec &spec, std::vector<Diagnostic> &problems) const
-{
-	const auto allowed = [this](const std::string &path) {
-		return std::any_of(allowedRoots_.begin(), allowedRoots_.end(),
-				   [&](const std::string &root) {
-					   return paths::isSameOrBelow(path, root) && path != root;
-				   });
-	};
-	const auto refuse = [&](const std::string &field, const std::string &path) {
-		problems.push_back({ spec.sourceFile, 0, 0, field,
-				     "'" + path + "' is not below an allowed mount root (" +
-					     joined(allowedRoots_) +
-					     "; allowed-mount-roots in rbd-volumed.toml)" });
-	};
-	if (!allowed(spec.staging.path))
-		refuse("staging.path", spec.staging.path);
-	for (size_t i = 0; i < spec.publish.size(); i++) {
-		if (!allowed(spec.publish[i].path))
-			refuse("publish[" + std::to_string(i) + "].path", spec.publish[i].path);
-	}
 }
 
 std::string SpecStore::locate(const std::string &name) const
@@ -91,7 +58,7 @@ bool SpecStore::load(const std::string &name, const std::string &file)
 		return false;
 	SpecOutcome outcome = volumeSpecFrom(text, file);
 	if (outcome.ok())
-		checkMountRoots(outcome.spec, outcome.diagnostics);
+		checkMountRoots(outcome.spec, allowedRoots_, outcome.diagnostics);
 	entry.file = file;
 	entry.contentHash = hash;
 	entry.missing = false;

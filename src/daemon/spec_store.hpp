@@ -56,7 +56,6 @@ private:
 	bool load(const std::string &name, const std::string &file);
 	/* NAME's file is gone; false when that was already known. */
 	bool markMissing(const std::string &name);
-	void checkMountRoots(const VolumeSpec &spec, std::vector<Diagnostic> &problems) const;
 
 	std::vector<std::string> dirs_;
 	std::vector<std::string> allowedRoots_;
