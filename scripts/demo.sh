@@ -36,8 +36,8 @@ show() {
 # Without the daemon (no Ceph in this build) only the offline check is left.
 offline_demo() {
 	echo "demo: $1; showing the offline spec check only" >&2
-	printf '\n$ rbd-volumectl check conf/example.toml tests/data/specs/valid\n'
-	"$BUILD/src/cli/rbd-volumectl" check conf/example.toml tests/data/specs/valid
+	printf '\n$ rbd-volumectl check conf/example.toml\n'
+	"$BUILD/src/cli/rbd-volumectl" check conf/example.toml
 }
 
 demo() {

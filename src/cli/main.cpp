@@ -23,8 +23,8 @@ struct Verb {
 };
 
 constexpr std::array<Verb, 10> Verbs = { {
-	{ "check", "FILE|DIR...", "Validate volume specs offline (DIR: its *.toml files)",
-	  verbCheck },
+	{ "check", "FILE|DIR...",
+	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)", verbCheck },
 	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
 	  verbPlan },
 	{ "import-rbdmap", "[FILE]",
@@ -60,6 +60,10 @@ void printUsage(std::FILE *out)
 		"  --progress         up, down, reconcile: print each step on stderr\n"
 		"                     (the default when stderr is a terminal)\n"
 		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n"
+		"\nOptions of check and plan:\n"
+		"  --config FILE      the daemon's settings whose rules apply too (default\n"
+		"                     /etc/rbd-volume/rbd-volumed.toml; missing: its defaults);\n"
+		"                     check --config FILE alone checks that file\n"
 		"\nOptions of import-rbdmap:\n"
 		"  --fstab FILE       where the /dev/rbd/ mounts are (default /etc/fstab)\n"
 		"  --write            write the specs instead of printing them; never over a file\n"

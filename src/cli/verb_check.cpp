@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `rbd-volumectl check FILE|DIR...`: validates volume specs offline. */
+/* `rbd-volumectl check [--config FILE] FILE|DIR...`: validates volume specs offline, as the daemon would. */
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "cli/daemon_rules.hpp"
 #include "cli/verbs.hpp"
 #include "config/spec_locate.hpp"
 #include "config/spec_parser.hpp"
@@ -20,9 +21,14 @@ struct CheckTally {
 	bool unreadableDirectory = false;
 };
 
-void checkFile(const std::string &path, CheckTally &tally)
+void checkFile(const std::string &path, const DaemonRules &rules, CheckTally &tally)
 {
-	const SpecOutcome outcome = loadVolumeSpec(path);
+	if (const auto hint = daemonSettingsHint(path)) {
+		std::printf("%s\n", hint->c_str());
+		++tally.invalid;
+		return;
+	}
+	const SpecOutcome outcome = loadSpecAsDaemon(path, rules);
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		std::printf("%s\n", diagnostic.format().c_str());
 	if (outcome.ok())
@@ -31,12 +37,12 @@ void checkFile(const std::string &path, CheckTally &tally)
 		++tally.invalid;
 }
 
-void checkArgument(std::string_view argument, CheckTally &tally)
+void checkArgument(std::string_view argument, const DaemonRules &rules, CheckTally &tally)
 {
 	const std::filesystem::path path(argument);
 	std::error_code error;
 	if (!std::filesystem::is_directory(path, error)) {
-		checkFile(std::string(argument), tally);
+		checkFile(std::string(argument), rules, tally);
 		return;
 	}
 
@@ -50,7 +56,7 @@ void checkArgument(std::string_view argument, CheckTally &tally)
 	if (files.empty())
 		std::fprintf(stderr, "%s: no *.toml files here\n", path.c_str());
 	for (const std::string &file : files)
-		checkFile(file, tally);
+		checkFile(file, rules, tally);
 }
 
 } /* namespace */
@@ -58,10 +64,19 @@ void checkArgument(std::string_view argument, CheckTally &tally)
 int verbCheck(std::span<const std::string_view> args)
 {
 	std::vector<std::string_view> targets;
+	std::string configFile;
 	bool options = true;
-	for (const std::string_view arg : args) {
+	for (size_t i = 0; i < args.size(); i++) {
+		const std::string_view arg = args[i];
 		if (options && arg == "--") {
 			options = false;
+		} else if (options && arg == "--config") {
+			if (i + 1 >= args.size()) {
+				std::fprintf(stderr,
+					     "rbd-volumectl check: --config needs a file\n");
+				return ExitUsage;
+			}
+			configFile = args[++i];
 		} else if (options && arg.size() > 1 && arg.front() == '-') {
 			std::fprintf(stderr, "rbd-volumectl check: unknown option '%.*s'\n",
 				     static_cast<int>(arg.size()), arg.data());
@@ -70,14 +85,28 @@ int verbCheck(std::span<const std::string_view> args)
 			targets.push_back(arg);
 		}
 	}
-	if (targets.empty()) {
+	if (targets.empty() && configFile.empty()) {
 		std::fprintf(stderr, "rbd-volumectl check: expected FILE or DIR arguments\n");
 		return ExitUsage;
 	}
 
+	/* The daemon's settings first: with errors in them it would start with no spec at all. */
+	const DaemonRules rules = loadDaemonRules(configFile);
+	for (const Diagnostic &diagnostic : rules.problems)
+		std::printf("%s\n", diagnostic.format().c_str());
+	if (!rules.ok()) {
+		std::printf("%s: invalid: rbd-volumed would not start; no spec checked\n",
+			    rules.file.c_str());
+		return ExitFailure;
+	}
+	if (targets.empty()) { /* `check --config FILE`: the settings alone */
+		std::printf("%s: valid\n", rules.file.c_str());
+		return ExitOk;
+	}
+
 	CheckTally tally;
 	for (const std::string_view target : targets)
-		checkArgument(target, tally);
+		checkArgument(target, rules, tally);
 	std::printf("checked %u spec(s): %u valid, %u invalid\n", tally.valid + tally.invalid,
 		    tally.valid, tally.invalid);
 	return tally.invalid == 0 && !tally.unreadableDirectory ? ExitOk : ExitFailure;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `rbd-volumectl plan NAME | --spec FILE`: the dry run against this host; changes nothing. */
+/* `rbd-volumectl plan NAME | --spec FILE [--config FILE]`: the dry run against this host; changes nothing. */
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "cli/daemon_rules.hpp"
 #include "cli/verbs.hpp"
 #include "common/paths.hpp"
 #include "config/spec_locate.hpp"
@@ -20,6 +21,7 @@ namespace {
 struct PlanArgs {
 	std::string name;
 	std::string specFile;
+	std::string configFile; /* the daemon's settings; "" for its default */
 	std::optional<Intent> intent;
 };
 
@@ -27,7 +29,8 @@ int usage(const std::string &problem)
 {
 	std::fprintf(stderr,
 		     "rbd-volumectl plan: %s\n"
-		     "Usage: rbd-volumectl plan NAME | --spec FILE [--intent up|down]\n",
+		     "Usage: rbd-volumectl plan NAME | --spec FILE [--intent up|down] "
+		     "[--config FILE]\n",
 		     problem.c_str());
 	return ExitUsage;
 }
@@ -37,12 +40,15 @@ std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::strin
 	PlanArgs parsed;
 	for (size_t i = 0; i < args.size(); i++) {
 		const std::string_view arg = args[i];
-		if ((arg == "--spec" || arg == "--intent") && i + 1 >= args.size()) {
+		if ((arg == "--spec" || arg == "--intent" || arg == "--config") &&
+		    i + 1 >= args.size()) {
 			problem = std::string(arg) + " needs a value";
 			return std::nullopt;
 		}
 		if (arg == "--spec") {
 			parsed.specFile = args[++i];
+		} else if (arg == "--config") {
+			parsed.configFile = args[++i];
 		} else if (arg == "--intent") {
 			const std::string_view value = args[++i];
 			parsed.intent = intentFromName(value);
@@ -93,7 +99,17 @@ int verbPlan(std::span<const std::string_view> args)
 		}
 		file = *located;
 	}
-	const SpecOutcome outcome = loadVolumeSpec(file);
+	/* What the daemon would refuse has no plan: its settings' rules apply too. */
+	const DaemonRules rules = loadDaemonRules(parsed->configFile);
+	for (const Diagnostic &diagnostic : rules.problems)
+		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
+	if (!rules.ok()) {
+		std::fprintf(stderr,
+			     "rbd-volumectl plan: %s is invalid: rbd-volumed would not start\n",
+			     rules.file.c_str());
+		return ExitFailure;
+	}
+	const SpecOutcome outcome = loadSpecAsDaemon(file, rules);
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
 	if (!outcome.ok())

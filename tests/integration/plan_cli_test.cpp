@@ -48,13 +48,20 @@ protected:
 				    << name << "\"\n[[publish]]\npath = \"" << dir_ << "/a\"\n";
 		return file;
 	}
+	/* The daemon's settings with this test's directory as its one mount root. */
+	std::string settings()
+	{
+		std::string file = dir_ + "/rbd-volumed.toml";
+		std::ofstream(file) << "[daemon]\nallowed-mount-roots = [\"" << dir_ << "\"]\n";
+		return file;
+	}
 };
 
 TEST_F(PlanCli, FreshVolumeIsPlannedAndNothingHappens)
 {
 	const std::string file = writeSpec("fresh");
 	const std::string before = mountTable();
-	const Ran ran = volumectl({ "plan", "--spec", file });
+	const Ran ran = volumectl({ "plan", "--spec", file, "--config", settings() });
 	EXPECT_EQ(ran.status, 0) << ran.err;
 	EXPECT_NE(ran.out.find("volume 'fresh' (up): "), std::string::npos) << ran.out;
 	EXPECT_NE(ran.out.find("ensure-image rbd/fresh (create 256 MiB if missing)"),
@@ -72,7 +79,7 @@ TEST_F(PlanCli, SeesForeignMountsAndOurMountsOnTheRealHost)
 	const std::string file = writeSpec("seen");
 	ASSERT_TRUE(makeDirectories(dir_ + "/a"));
 	shellOk("mount -t tmpfs someone " + dir_ + "/a");
-	Ran ran = volumectl({ "plan", "--spec", file });
+	Ran ran = volumectl({ "plan", "--spec", file, "--config", settings() });
 	EXPECT_EQ(ran.status, 0) << ran.err;
 	EXPECT_NE(
 		ran.out.find("! foreign-mount " + dir_ + "/a: mounted (tmpfs), not by rbd-volume"),
@@ -84,13 +91,27 @@ TEST_F(PlanCli, SeesForeignMountsAndOurMountsOnTheRealHost)
 	const VolumeSpec volume = spec("seen", *readFile(file).value());
 	ASSERT_GE(converge(volume, Intent::Up), 1);
 	const std::string before = mountTable();
-	ran = volumectl({ "plan", "--spec", file, "--intent", "down" });
+	ran = volumectl({ "plan", "--spec", file, "--intent", "down", "--config", settings() });
 	EXPECT_EQ(ran.status, 0) << ran.err;
 	EXPECT_NE(ran.out.find("1. unmount " + dir_ + "/a"), std::string::npos) << ran.out;
 	EXPECT_NE(ran.out.find("2. unmount-staging " + dir_ + "/staging/seen"), std::string::npos)
 		<< ran.out;
 	EXPECT_EQ(mountTable(), before);
 	ASSERT_GE(converge(volume, Intent::Down), 1);
+}
+
+/* What the daemon would refuse has no plan: its allowed-mount-roots apply. */
+TEST_F(PlanCli, TheDaemonsMountRootsApply)
+{
+	const std::string file = writeSpec("outside");
+	const Ran ran =
+		volumectl({ "plan", "--spec", file, "--config", "/nonexistent/rbd-volumed.toml" });
+	EXPECT_EQ(ran.status, 1);
+	EXPECT_NE(ran.err.find(file + ": staging.path: '" + dir_ +
+			       "/staging/outside' is not below an allowed mount root"),
+		  std::string::npos)
+		<< ran.err;
+	EXPECT_EQ(ran.out, "");
 }
 
 TEST_F(PlanCli, ReportsBadInputClearly)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl check`, run as the built binary: output and exit codes. */
 #include <fcntl.h>
+#include <filesystem>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -91,6 +92,10 @@ protected:
 	{
 		return test::testDataDir() + "/specs/" + kind;
 	}
+	/* Mount roots wide enough for every valid spec. */
+	static std::string wideRoots() { return test::testDataDir() + "/daemon/wide-roots.toml"; }
+	/* A settings file that does not exist: the daemon's defaults, whatever this host has. */
+	static std::string defaults() { return "/nonexistent/rbd-volumed.toml"; }
 };
 
 } /* namespace */
@@ -98,10 +103,57 @@ protected:
 TEST_F(CliCheck, ValidDirectoryExitsZero)
 {
 	const size_t count = test::filesIn(specs("valid"), ".toml").size();
-	const CommandResult result = runVolumectl({ "check", specs("valid") });
+	const CommandResult result =
+		runVolumectl({ "check", "--config", wideRoots(), specs("valid") });
 	EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
 	EXPECT_EQ(result.out, "checked " + std::to_string(count) +
 				      " spec(s): " + std::to_string(count) + " valid, 0 invalid\n");
+}
+
+/* What check passes the daemon accepts: its allowed-mount-roots apply too. */
+TEST_F(CliCheck, TheDaemonsMountRootsApply)
+{
+	const std::string block = specs("valid") + "/block.toml";
+	const CommandResult refused = runVolumectl({ "check", "--config", defaults(), block });
+	EXPECT_EQ(refused.exitCode, 1) << refused.out << refused.err;
+	EXPECT_EQ(refused.out,
+		  block + ": publish[0].path: '/var/lib/cluster/disk0' is not below an allowed "
+			  "mount root (/run/rbd-volume, /mnt, /media, /srv, /var/lib/rbd-volume, "
+			  "/var/lib/kubelet; allowed-mount-roots in rbd-volumed.toml)\n"
+			  "checked 1 spec(s): 0 valid, 1 invalid\n");
+
+	const CommandResult allowed = runVolumectl({ "check", "--config", wideRoots(), block });
+	EXPECT_EQ(allowed.exitCode, 0) << allowed.out << allowed.err;
+}
+
+TEST_F(CliCheck, InvalidDaemonSettingsStopTheCheck)
+{
+	char pattern[] = "/tmp/rbdv-cli-config-XXXXXX";
+	ASSERT_NE(::mkdtemp(pattern), nullptr);
+	const std::string config = std::string(pattern) + "/rbd-volumed.toml";
+	test::writeFile(config, "[daemon]\nworkers = 0\n");
+	const CommandResult result =
+		runVolumectl({ "check", "--config", config, specs("valid") + "/minimal.toml" });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_NE(result.out.find(config + ":2:11: daemon.workers: "), std::string::npos)
+		<< result.out;
+	EXPECT_TRUE(result.out.ends_with(
+		config + ": invalid: rbd-volumed would not start; no spec checked\n"))
+		<< result.out;
+
+	/* The settings alone, and a settings file given as a spec. */
+	const CommandResult alone = runVolumectl({ "check", "--config", wideRoots() });
+	EXPECT_EQ(alone.exitCode, 0) << alone.out << alone.err;
+	EXPECT_EQ(alone.out, wideRoots() + ": valid\n");
+	const CommandResult asSpec = runVolumectl({ "check", config });
+	EXPECT_EQ(asSpec.exitCode, 1);
+	EXPECT_EQ(asSpec.out, config +
+				      ": the daemon's settings, not a volume spec: check them with "
+				      "'rbd-volumectl check --config " +
+				      config + "' or 'rbd-volumed --check-config " + config +
+				      "'\nchecked 1 spec(s): 0 valid, 1 invalid\n");
+	EXPECT_EQ(runVolumectl({ "check", "--config" }).exitCode, 2);
+	std::filesystem::remove_all(pattern);
 }
 
 TEST_F(CliCheck, ExampleSpecIsValid)
