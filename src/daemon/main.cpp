@@ -16,15 +16,27 @@ namespace {
 int usage(std::FILE *out, int status)
 {
 	std::fprintf(out,
-		     "Usage: rbd-volumed [--config FILE]\n\n"
+		     "Usage: rbd-volumed [--config FILE]\n"
+		     "       rbd-volumed --check-config [FILE]\n\n"
 		     "Reconciles the volume specs in %s and %s.\n"
 		     "Run it as rbd-volumed.service; control it with rbd-volumectl.\n\n"
-		     "  --config FILE  daemon settings (default %s; missing: defaults)\n"
-		     "  --version      print the version\n",
+		     "  --config FILE         daemon settings (default %s; missing: defaults)\n"
+		     "  --check-config [FILE] check the settings and exit: 0 valid, 1 with\n"
+		     "                        FILE:LINE:COL diagnostics on stdout\n"
+		     "  --version             print the version\n",
 		     std::string(rbdvolume::paths::AdminSpecDir).c_str(),
 		     std::string(rbdvolume::paths::RuntimeSpecDir).c_str(),
 		     std::string(rbdvolume::paths::DaemonConfig).c_str());
 	return status;
+}
+
+/* As `sshd -t`: the settings checked as a start would read them, nothing started. */
+int checkConfig(const std::string &configFile)
+{
+	const rbdvolume::DaemonConfigOutcome config = rbdvolume::loadDaemonConfig(configFile);
+	for (const rbdvolume::Diagnostic &problem : config.diagnostics)
+		std::printf("%s\n", problem.format().c_str());
+	return config.ok() ? 0 : 1;
 }
 
 int run(int argc, char *argv[])
@@ -41,6 +53,11 @@ int run(int argc, char *argv[])
 		if (arg == "--config" && i + 1 < argc) {
 			configFile = argv[++i];
 			continue;
+		}
+		if (arg == "--check-config") {
+			if (i + 1 < argc)
+				configFile = argv[++i];
+			return checkConfig(configFile);
 		}
 		std::fprintf(stderr, "rbd-volumed: unknown argument '%s'\n\n", argv[i]);
 		return usage(stderr, 2);
