@@ -1,12 +1,24 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bash completion for rbd-volumectl: verbs, their options, and volume names
-# as rbd-volumed knows them (`rbd-volumectl list`, which any user may read).
+# from the spec directories. Never a call on the bus: asking rbd-volumed for
+# its volumes could have the bus start it. tests/scripts/completions_test.py
+# holds the verbs and options here to `rbd-volumectl --help`.
 # Installed to bash-completion's completions directory.
 
 _rbd_volumectl_volumes()
 {
-	# NAME INTENT PHASE, one volume a line; nothing when the daemon is away
-	rbd-volumectl list 2>/dev/null | awk 'NR > 1 { print $1 }'
+	# the stems of NAME.toml in the directories the daemon reads
+	local spec
+	for spec in /run/rbd-volume/volumes/*.toml /etc/rbd-volume/volumes/*.toml; do
+		[ -e "$spec" ] || continue
+		spec=${spec##*/}
+		printf '%s\n' "${spec%.toml}"
+	done
+}
+
+_rbd_volumectl_specs()
+{
+	mapfile -t COMPREPLY < <(compgen -d -- "$1"; compgen -f -X '!*.toml' -- "$1")
 }
 
 _rbd_volumectl()
@@ -14,7 +26,7 @@ _rbd_volumectl()
 	local cur prev verb i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local verbs="check plan import-rbdmap list status up down reconcile reload"
+	local verbs="check plan import-rbdmap list status up down reconcile reload rotate-key"
 
 	verb=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -33,7 +45,11 @@ _rbd_volumectl()
 	fi
 
 	case $prev in
-	--spec | --fstab | check)
+	--spec | --config)
+		_rbd_volumectl_specs "$cur"
+		return
+		;;
+	--fstab | --new-keyfile)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
@@ -56,19 +72,23 @@ _rbd_volumectl()
 	reconcile) options="--timeout --progress --verbose" ;;
 	reload) options="--timeout --verbose" ;;
 	list | status) options="--json" ;;
-	plan) options="--spec --intent" ;;
+	plan) options="--spec --intent --config" ;;
+	check) options="--config" ;;
 	import-rbdmap) options="--write --fstab --dir" ;;
-	check) ;;
+	rotate-key) options="--new-keyfile" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$options --help" -- "$cur")
 		return
 	fi
 	case $verb in
-	up | down | status | reconcile | plan)
+	up | down | status | reconcile | plan | rotate-key)
 		mapfile -t COMPREPLY < <(compgen -W "$(_rbd_volumectl_volumes)" -- "$cur")
 		;;
-	check | import-rbdmap)
+	check)
+		_rbd_volumectl_specs "$cur"
+		;;
+	import-rbdmap)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
 	esac

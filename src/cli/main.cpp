@@ -61,13 +61,19 @@ void printUsage(std::FILE *out)
 		"                     (the default when stderr is a terminal)\n"
 		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n"
 		"\nOptions of check and plan:\n"
-		"  --config FILE      the daemon's settings whose rules apply too (default\n"
-		"                     /etc/rbd-volume/rbd-volumed.toml; missing: its defaults);\n"
-		"                     check --config FILE alone checks that file\n"
+		"  --config FILE      check, plan: the daemon's settings, whose rules apply too\n"
+		"                     (default /etc/rbd-volume/rbd-volumed.toml; missing: its\n"
+		"                     defaults); check --config FILE alone checks that file\n"
+		"  --spec FILE        plan: plan this spec file instead of an installed NAME\n"
+		"  --intent up|down   plan: plan for this intent instead of the daemon's\n"
+		"\nOptions of rotate-key:\n"
+		"  --new-keyfile FILE rotate-key: the file that holds the new key\n"
 		"\nOptions of import-rbdmap:\n"
-		"  --fstab FILE       where the /dev/rbd/ mounts are (default /etc/fstab)\n"
-		"  --write            write the specs instead of printing them; never over a file\n"
-		"  --dir DIR          with --write: where (default /etc/rbd-volume/volumes)\n");
+		"  --fstab FILE       import-rbdmap: where the /dev/rbd/ mounts are (/etc/fstab)\n"
+		"  --write            import-rbdmap: write the specs instead of printing them;\n"
+		"                     never over a file\n"
+		"  --dir DIR          import-rbdmap: with --write, where "
+		"(/etc/rbd-volume/volumes)\n");
 	std::fprintf(
 		out,
 		"\nExit status:\n"

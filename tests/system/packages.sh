@@ -243,6 +243,8 @@ case_start_volume() {
 	write_spec demo
 	ctl check /etc/rbd-volume/volumes/demo.toml >/dev/null ||
 		fail "the spec is invalid: $(ctl check /etc/rbd-volume/volumes/demo.toml | head -n 1)"
+	# a volume's name completes from its spec file, the daemon never asked
+	[ "$(completion rbd-volumectl up de)" = demo ] || fail "'up de' completes to '$(completion rbd-volumectl up de)'"
 	wait_for 10 ctl status demo || fail "rbd-volumed did not pick up the spec within 10 s"
 	start_units rbd-volume@demo.service
 	expect_phase demo up
