@@ -19,27 +19,109 @@ struct Verb {
 	std::string_view name;
 	std::string_view arguments;
 	std::string_view summary;
+	std::string_view example;
 	VerbFunction run;
 };
 
 constexpr std::array<Verb, 10> Verbs = { {
 	{ "check", "FILE|DIR...",
-	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)", verbCheck },
+	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)",
+	  "rbd-volumectl check /etc/rbd-volume/volumes", verbCheck },
 	{ "plan", "NAME|--spec FILE", "Show what reconciling would do here; change nothing",
-	  verbPlan },
+	  "rbd-volumectl plan db --intent down", verbPlan },
 	{ "import-rbdmap", "[FILE]",
 	  "Print Ceph's rbdmap (default /etc/ceph/rbdmap) and its fstab lines as specs",
-	  verbImportRbdmap },
-	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase", verbList },
-	{ "status", "[NAME]", "Show every property of one volume or of all", verbStatus },
-	{ "up", "NAME", "Bring a volume up and wait until it is (or failed)", verbUp },
-	{ "down", "NAME", "Take a volume down and wait until it is (or failed)", verbDown },
+	  "rbd-volumectl import-rbdmap --write", verbImportRbdmap },
+	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase",
+	  "rbd-volumectl list --json", verbList },
+	{ "status", "[NAME]", "Show every property of one volume or of all",
+	  "rbd-volumectl status db", verbStatus },
+	{ "up", "NAME", "Bring a volume up and wait until it is (or failed)",
+	  "rbd-volumectl up db --timeout 600", verbUp },
+	{ "down", "NAME", "Take a volume down and wait until it is (or failed)",
+	  "rbd-volumectl down db", verbDown },
 	{ "reconcile", "[NAME]", "Run a pass now for one volume or all, and wait for it",
-	  verbReconcile },
-	{ "reload", "", "Make rbd-volumed re-read its spec directories", verbReload },
+	  "rbd-volumectl reconcile --progress", verbReconcile },
+	{ "reload", "", "Make rbd-volumed re-read its spec directories", "rbd-volumectl reload",
+	  verbReload },
 	{ "rotate-key", "NAME --new-keyfile FILE",
-	  "Replace the key of a volume keyed by a keyfile (the volume up)", verbRotateKey },
+	  "Replace the key of a volume keyed by a keyfile (the volume up)",
+	  "rbd-volumectl rotate-key db --new-keyfile /etc/rbd-volume/keys/db.new", verbRotateKey },
 } };
+
+/* Each option, the verbs that take it, and what it does (continuation lines indented). */
+struct Option {
+	std::string_view spelling;
+	std::string_view verbs; /* ", "-separated */
+	std::string_view text;
+};
+
+constexpr std::array<Option, 13> Options = { {
+	{ "--json", "list, status", "print JSON (docs/cli.md has the schema)" },
+	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
+	{ "--timeout SECONDS", "up, down, reconcile, reload",
+	  "stop waiting after SECONDS\n(0, the default: wait as long as it takes)" },
+	{ "--progress", "up, down, reconcile",
+	  "print each step on stderr\n(the default when stderr is a terminal)" },
+	{ "-v, --verbose", "up, down, reconcile, reload", "print one line on success" },
+	{ "--config FILE", "check, plan",
+	  "the daemon's settings, whose rules apply too\n(default "
+	  "/etc/rbd-volume/rbd-volumed.toml; missing: its\ndefaults); check --config FILE "
+	  "alone checks that file" },
+	{ "--spec FILE", "plan", "plan this spec file instead of an installed NAME" },
+	{ "--intent up|down", "plan", "plan for this intent instead of the daemon's" },
+	{ "--new-keyfile FILE", "rotate-key", "the file that holds the new key" },
+	{ "--fstab FILE", "import-rbdmap", "where the /dev/rbd/ mounts are (/etc/fstab)" },
+	{ "--write", "import-rbdmap",
+	  "write the specs instead of printing them;\nnever over a file" },
+	{ "--dir DIR", "import-rbdmap", "with --write, where (/etc/rbd-volume/volumes)" },
+	{ "-h, --help", "every verb", "print this help" },
+} };
+
+constexpr std::string_view ExitStatuses =
+	"\nExit status:\n"
+	"  0  success (check: every spec is valid; plan: the plan is printed;\n"
+	"     status: the volumes are shown, even failed, degraded or invalid ones)\n"
+	"  1  failure (an invalid or unreadable spec, a failed operation, a conflict,\n"
+	"     no reply within --timeout; plan: the host cannot be read;\n"
+	"     import-rbdmap: an rbdmap line gave no spec, or a spec was not written)\n"
+	"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
+	"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
+	"  4  permission denied (changing a volume needs root)\n"
+	"  5  no such volume (the daemon knows none of that name)\n";
+
+/* The option's lines: "  SPELLING  [VERBS: ]TEXT", its continuation lines aligned. */
+void printOption(std::FILE *out, const Option &option, bool withVerbs)
+{
+	constexpr int Column = 20;
+	std::string text = std::string(option.text);
+	if (withVerbs)
+		text = std::string(option.verbs) + ": " + text;
+	std::string_view rest = text;
+	std::string_view first = rest.substr(0, rest.find('\n'));
+	std::fprintf(out, "  %-*.*s %.*s\n", Column - 1, static_cast<int>(option.spelling.size()),
+		     option.spelling.data(), static_cast<int>(first.size()), first.data());
+	while (first.size() < rest.size()) {
+		rest.remove_prefix(first.size() + 1);
+		first = rest.substr(0, rest.find('\n'));
+		std::fprintf(out, "  %*s%.*s\n", Column, "", static_cast<int>(first.size()),
+			     first.data());
+	}
+}
+
+bool takes(const Option &option, std::string_view verb)
+{
+	if (option.verbs == "every verb")
+		return true;
+	std::string_view verbs = option.verbs;
+	while (!verbs.empty()) {
+		const size_t comma = verbs.find(", ");
+		if (verbs.substr(0, comma) == verb)
+			return true;
+		verbs.remove_prefix(comma == std::string_view::npos ? verbs.size() : comma + 2);
+	}
+	return false;
+}
 
 void printUsage(std::FILE *out)
 {
@@ -50,42 +132,26 @@ void printUsage(std::FILE *out)
 		std::fprintf(out, "  %-24s %.*s\n", left.c_str(),
 			     static_cast<int>(verb.summary.size()), verb.summary.data());
 	}
-	std::fprintf(
-		out,
-		"\nOptions of the bus verbs:\n"
-		"  --json             list, status: print JSON (docs/cli.md has the schema)\n"
-		"  --no-wait          up, down: return once rbd-volumed accepted the intent\n"
-		"  --timeout SECONDS  up, down, reconcile, reload: stop waiting after SECONDS\n"
-		"                     (0, the default: wait as long as it takes)\n"
-		"  --progress         up, down, reconcile: print each step on stderr\n"
-		"                     (the default when stderr is a terminal)\n"
-		"  -v, --verbose      up, down, reconcile, reload: print one line on success\n"
-		"\nOptions of check and plan:\n"
-		"  --config FILE      check, plan: the daemon's settings, whose rules apply too\n"
-		"                     (default /etc/rbd-volume/rbd-volumed.toml; missing: its\n"
-		"                     defaults); check --config FILE alone checks that file\n"
-		"  --spec FILE        plan: plan this spec file instead of an installed NAME\n"
-		"  --intent up|down   plan: plan for this intent instead of the daemon's\n"
-		"\nOptions of rotate-key:\n"
-		"  --new-keyfile FILE rotate-key: the file that holds the new key\n"
-		"\nOptions of import-rbdmap:\n"
-		"  --fstab FILE       import-rbdmap: where the /dev/rbd/ mounts are (/etc/fstab)\n"
-		"  --write            import-rbdmap: write the specs instead of printing them;\n"
-		"                     never over a file\n"
-		"  --dir DIR          import-rbdmap: with --write, where "
-		"(/etc/rbd-volume/volumes)\n");
-	std::fprintf(
-		out,
-		"\nExit status:\n"
-		"  0  success (check: every spec is valid; plan: the plan is printed;\n"
-		"     status: the volumes are shown, even failed, degraded or invalid ones)\n"
-		"  1  failure (an invalid or unreadable spec, a failed operation, a conflict,\n"
-		"     no reply within --timeout; plan: the host cannot be read;\n"
-		"     import-rbdmap: an rbdmap line gave no spec, or a spec was not written)\n"
-		"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
-		"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
-		"  4  permission denied (changing a volume needs root)\n"
-		"  5  no such volume (the daemon knows none of that name)\n");
+	std::fprintf(out, "\nOptions (VERB --help shows one verb's):\n");
+	for (const Option &option : Options)
+		printOption(out, option, true);
+	std::fwrite(ExitStatuses.data(), 1, ExitStatuses.size(), out);
+}
+
+/* `rbd-volumectl VERB --help`: its synopsis, what it does, its options, an example. */
+void printVerbUsage(std::FILE *out, const Verb &verb)
+{
+	std::fprintf(out, "Usage: rbd-volumectl %.*s %.*s\n\n%.*s\n\nOptions:\n",
+		     static_cast<int>(verb.name.size()), verb.name.data(),
+		     static_cast<int>(verb.arguments.size()), verb.arguments.data(),
+		     static_cast<int>(verb.summary.size()), verb.summary.data());
+	for (const Option &option : Options) {
+		if (takes(option, verb.name))
+			printOption(out, option, false);
+	}
+	std::fprintf(out, "\nExample:\n  %.*s\n", static_cast<int>(verb.example.size()),
+		     verb.example.data());
+	std::fwrite(ExitStatuses.data(), 1, ExitStatuses.size(), out);
 }
 
 bool isHelp(std::string_view arg)
@@ -120,7 +186,7 @@ int run(std::span<const std::string_view> args)
 	/* "--help" anywhere among the options asks for help; after "--" it is a file name. */
 	const auto options = std::find(verbArgs.begin(), verbArgs.end(), "--");
 	if (std::any_of(verbArgs.begin(), options, isHelp)) {
-		printUsage(stdout);
+		printVerbUsage(stdout, *verb);
 		return ExitOk;
 	}
 	return verb->run(verbArgs);

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The bash and zsh completions of rbd-volumectl against its own --help, the
-one table of verbs and options: every verb and every option a verb takes is
-completed, nothing else is, and a completion never asks the daemon (a call
-on the bus could have the bus start rbd-volumed). The bash completion is run
-too, for a verb and for check's spec files.
+"""The bash and zsh completions of rbd-volumectl, and its man page, against
+its own --help, the one table of verbs and options: every verb and every
+option a verb takes is completed, nothing else is, and a completion never
+asks the daemon (a call on the bus could have the bus start rbd-volumed);
+the man page names every verb in its synopsis and every option. The bash
+completion is run too, for a verb and for check's spec files.
 
-    completions_test.py RBD_VOLUMECTL COMPLETIONS_DIR
+    completions_test.py RBD_VOLUMECTL COMPLETIONS_DIR MAN_PAGE
 
 Prints "N passed, N failed"; exits 1 on a failure."""
 import os
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-VOLUMECTL, COMPLETIONS = sys.argv[1], sys.argv[2]
+VOLUMECTL, COMPLETIONS, MAN = sys.argv[1], sys.argv[2], sys.argv[3]
 BASH = os.path.join(COMPLETIONS, "rbd-volumectl.bash")
 ZSH = os.path.join(COMPLETIONS, "_rbd-volumectl")
 results = {"passed": 0, "failed": 0}
@@ -97,6 +98,15 @@ for name, path, table in (("bash", BASH, bash_table), ("zsh", ZSH, zsh_table)):
                f"completes {sorted(got)}, --help gives {sorted(options)}")
     calls = [line for line in lines if re.search(r"rbd-volumectl (list|status)", line)]
     expect(f"{name}: never asks the daemon", not calls, str(calls))
+
+with open(MAN, encoding="utf-8") as f:
+    man = f.read()
+synopsis = man[man.index("# SYNOPSIS"):man.index("# DESCRIPTION")]
+for verb, options in wanted.items():
+    expect(f"man: {verb} in the synopsis", f"*rbd-volumectl {verb}*" in synopsis
+           or f"|*{verb}*" in synopsis, verb)
+    for option in options:
+        expect(f"man: {option}", f"*{option}*" in man, f"{option} is not in {MAN}")
 
 expect("bash: a verb", bash_complete(["rbd-volumectl", "rot"]) == {"rotate-key"},
        str(bash_complete(["rbd-volumectl", "rot"])))

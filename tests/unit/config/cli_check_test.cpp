@@ -228,6 +228,22 @@ TEST_F(CliCheck, HelpExitsZeroAndDocumentsExitCodes)
 	}
 }
 
+/* VERB --help: that verb's synopsis, its options and no other's, an example. */
+TEST_F(CliCheck, EachVerbHasItsOwnHelp)
+{
+	const CommandResult up = runVolumectl({ "up", "--help" });
+	EXPECT_EQ(up.exitCode, 0);
+	EXPECT_TRUE(up.out.starts_with("Usage: rbd-volumectl up NAME\n")) << up.out;
+	EXPECT_NE(up.out.find("  --no-wait           return once"), std::string::npos) << up.out;
+	EXPECT_EQ(up.out.find("--json"), std::string::npos) << "list's option in up's help";
+	EXPECT_NE(up.out.find("Example:\n  rbd-volumectl up "), std::string::npos) << up.out;
+
+	const CommandResult plan = runVolumectl({ "plan", "-h" });
+	EXPECT_NE(plan.out.find("  --intent up|down "), std::string::npos) << plan.out;
+	EXPECT_NE(plan.out.find("  --config FILE "), std::string::npos) << plan.out;
+	EXPECT_EQ(plan.out.find("--no-wait"), std::string::npos) << plan.out;
+}
+
 TEST_F(CliCheck, DoubleDashEndsOptions)
 {
 	const CommandResult result =
