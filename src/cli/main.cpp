@@ -88,7 +88,7 @@ constexpr std::string_view ExitStatuses =
 	"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
 	"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
 	"  4  permission denied (changing a volume needs root)\n"
-	"  5  no such volume (the daemon knows none of that name)\n";
+	"  5  no such volume (no spec of that name, or the daemon knows none)\n";
 
 /* The option's lines: "  SPELLING  [VERBS: ]TEXT", its continuation lines aligned. */
 void printOption(std::FILE *out, const Option &option, bool withVerbs)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/daemon_rules.hpp"
+#include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "config/spec_locate.hpp"
 #include "config/spec_parser.hpp"
@@ -14,6 +15,8 @@
 namespace rbdvolume::cli {
 
 namespace {
+
+constexpr std::string_view Synopsis = "[--config FILE] FILE|DIR...";
 
 struct CheckTally {
 	unsigned valid = 0;
@@ -54,7 +57,8 @@ void checkArgument(std::string_view argument, const DaemonRules &rules, CheckTal
 		return;
 	}
 	if (files.empty())
-		std::fprintf(stderr, "%s: no *.toml files here\n", path.c_str());
+		std::fprintf(stderr, "rbd-volumectl: check: %s: no *.toml files here\n",
+			     path.c_str());
 	for (const std::string &file : files)
 		checkFile(file, rules, tally);
 }
@@ -71,24 +75,18 @@ int verbCheck(std::span<const std::string_view> args)
 		if (options && arg == "--") {
 			options = false;
 		} else if (options && arg == "--config") {
-			if (i + 1 >= args.size()) {
-				std::fprintf(stderr,
-					     "rbd-volumectl check: --config needs a file\n");
-				return ExitUsage;
-			}
+			if (i + 1 >= args.size())
+				return usageError("check", "--config needs a file", Synopsis);
 			configFile = args[++i];
 		} else if (options && arg.size() > 1 && arg.front() == '-') {
-			std::fprintf(stderr, "rbd-volumectl check: unknown option '%.*s'\n",
-				     static_cast<int>(arg.size()), arg.data());
-			return ExitUsage;
+			return usageError("check", "unknown option '" + std::string(arg) + "'",
+					  Synopsis);
 		} else {
 			targets.push_back(arg);
 		}
 	}
-	if (targets.empty() && configFile.empty()) {
-		std::fprintf(stderr, "rbd-volumectl check: expected FILE or DIR arguments\n");
-		return ExitUsage;
-	}
+	if (targets.empty() && configFile.empty())
+		return usageError("check", "expected FILE or DIR arguments", Synopsis);
 
 	/* The daemon's settings first: with errors in them it would start with no spec at all. */
 	const DaemonRules rules = loadDaemonRules(configFile);

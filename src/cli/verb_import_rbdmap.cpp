@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "common/file_io.hpp"
 #include "common/paths.hpp"
@@ -17,7 +18,7 @@ namespace rbdvolume::cli {
 
 namespace {
 
-constexpr std::string_view Synopsis = "import-rbdmap [FILE] [--fstab FILE] [--write] [--dir DIR]";
+constexpr std::string_view Synopsis = "[FILE] [--fstab FILE] [--write] [--dir DIR]";
 constexpr std::string_view DefaultRbdmap = "/etc/ceph/rbdmap";
 constexpr std::string_view DefaultFstab = "/etc/fstab";
 constexpr size_t MaxInputBytes = size_t{ 1 } << 20U;
@@ -33,9 +34,7 @@ struct ImportArgs {
 
 int usage(const std::string &problem)
 {
-	std::fprintf(stderr, "rbd-volumectl import-rbdmap: %s\nUsage: rbd-volumectl %.*s\n",
-		     problem.c_str(), static_cast<int>(Synopsis.size()), Synopsis.data());
-	return ExitUsage;
+	return usageError("import-rbdmap", problem, Synopsis);
 }
 
 /* The value of `--name VALUE` or `--name=VALUE` at args[i]; nullopt when `arg` is not that option. */

@@ -118,7 +118,7 @@ Result<VerbOptions> parseVerbOptions(std::span<const std::string_view> args, uns
 
 int usageError(std::string_view verb, std::string_view problem, std::string_view synopsis)
 {
-	std::fprintf(stderr, "rbd-volumectl %.*s: %.*s\nUsage: rbd-volumectl %.*s %.*s\n",
+	std::fprintf(stderr, "rbd-volumectl: %.*s: %.*s\nUsage: rbd-volumectl %.*s %.*s\n",
 		     static_cast<int>(verb.size()), verb.data(), static_cast<int>(problem.size()),
 		     problem.data(), static_cast<int>(verb.size()), verb.data(),
 		     static_cast<int>(synopsis.size()), synopsis.data());

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "cli/daemon_rules.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "common/paths.hpp"
 #include "config/spec_locate.hpp"
@@ -27,12 +29,7 @@ struct PlanArgs {
 
 int usage(const std::string &problem)
 {
-	std::fprintf(stderr,
-		     "rbd-volumectl plan: %s\n"
-		     "Usage: rbd-volumectl plan NAME | --spec FILE [--intent up|down] "
-		     "[--config FILE]\n",
-		     problem.c_str());
-	return ExitUsage;
+	return usageError("plan", problem, "NAME | --spec FILE [--intent up|down] [--config FILE]");
 }
 
 std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::string &problem)
@@ -92,11 +89,10 @@ int verbPlan(std::span<const std::string_view> args)
 	std::string file = parsed->specFile;
 	if (file.empty()) {
 		auto located = locateSpec(parsed->name, defaultSpecDirs());
-		if (!located) {
-			std::fprintf(stderr, "rbd-volumectl plan: %s\n",
-				     located.error().message.c_str());
-			return ExitFailure;
-		}
+		if (!located && located.error().code == Errc::InvalidArgument)
+			return usage(located.error().message); /* not a volume name */
+		if (!located) /* no spec of that name: exit 5, as the bus verbs' */
+			return reportFailure("plan " + parsed->name, located.error());
 		file = *located;
 	}
 	/* What the daemon would refuse has no plan: its settings' rules apply too. */
@@ -105,7 +101,7 @@ int verbPlan(std::span<const std::string_view> args)
 		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
 	if (!rules.ok()) {
 		std::fprintf(stderr,
-			     "rbd-volumectl plan: %s is invalid: rbd-volumed would not start\n",
+			     "rbd-volumectl: plan: %s is invalid: rbd-volumed would not start\n",
 			     rules.file.c_str());
 		return ExitFailure;
 	}
@@ -123,7 +119,7 @@ int verbPlan(std::span<const std::string_view> args)
 	auto pass = snapshot ? planPass(host, *snapshot, DesiredVolume{ spec, intent })
 			     : Result<PassOutcome>(tl::make_unexpected(snapshot.error()));
 	if (!pass) {
-		std::fprintf(stderr, "rbd-volumectl plan: cannot observe '%s': %s\n",
+		std::fprintf(stderr, "rbd-volumectl: plan %s: cannot observe the host: %s\n",
 			     spec.name.c_str(), pass.error().message.c_str());
 		return ExitFailure;
 	}

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include "cli/exit_codes.hpp"
 #include "cli/installed_spec.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
@@ -160,16 +161,16 @@ int verbRotateKey(std::span<const std::string_view> args)
 		return usageError(Verb, parsed.error().message, Synopsis);
 	if (geteuid() != 0) {
 		std::fprintf(stderr,
-			     "rbd-volumectl rotate-key: changing a volume's key needs root\n");
+			     "rbd-volumectl: rotate-key %s: changing a volume's key needs root\n",
+			     parsed->name.c_str());
 		return ExitDenied;
 	}
 	auto spec = installedSpec(parsed->name);
 	auto device = spec ? rotationDevice(*spec)
 			   : Result<std::string>(tl::make_unexpected(spec.error()));
 	if (!device) {
-		std::fprintf(stderr, "rbd-volumectl rotate-key %s: %s\n", parsed->name.c_str(),
-			     device.error().message.c_str());
-		return device.error().code == Errc::NotFound ? ExitNoVolume : ExitFailure;
+		/* No spec of that name is exit 5, as the bus verbs' "no such volume". */
+		return reportFailure(std::string(Verb) + " " + parsed->name, device.error());
 	}
 
 	KeyRotation rotation;
@@ -189,7 +190,7 @@ int verbRotateKey(std::span<const std::string_view> args)
 		log::error("volume '" + spec->name +
 			   "': rotate-key failed: " + rotated.error().message);
 		std::fprintf(stderr,
-			     "rbd-volumectl rotate-key %s: %s\nThe volume opens with the key of "
+			     "rbd-volumectl: rotate-key %s: %s\nThe volume opens with the key of "
 			     "%s or of %s; the same command again finishes the rotation.\n",
 			     spec->name.c_str(), rotated.error().message.c_str(),
 			     rotation.keyfile.c_str(), rotation.newKeyfile.c_str());

@@ -123,9 +123,11 @@ TEST_F(PlanCli, ReportsBadInputClearly)
 	EXPECT_NE(ran.err.find(bad + ":1:1: image.name: missing required key 'name' in [image]"),
 		  std::string::npos)
 		<< ran.err;
+	/* No spec of that name: exit 5 and the documented form, as the bus verbs. */
 	ran = volumectl({ "plan", "no_such_volume" });
-	EXPECT_EQ(ran.status, 1);
-	EXPECT_NE(ran.err.find("no spec for volume 'no_such_volume'"), std::string::npos)
+	EXPECT_EQ(ran.status, 5);
+	EXPECT_TRUE(ran.err.starts_with(
+		"rbd-volumectl: plan no_such_volume: no spec for volume 'no_such_volume'"))
 		<< ran.err;
 	ran = volumectl({ "plan", "--intent", "sideways", "x" });
 	EXPECT_EQ(ran.status, 2);

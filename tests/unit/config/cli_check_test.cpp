@@ -228,6 +228,35 @@ TEST_F(CliCheck, HelpExitsZeroAndDocumentsExitCodes)
 	}
 }
 
+/* The offline verbs speak as the bus verbs do: "rbd-volumectl: VERB [NAME]: MESSAGE". */
+TEST_F(CliCheck, MessagesHaveTheDocumentedForm)
+{
+	const CommandResult bogus = runVolumectl({ "check", "--bogus", specs("valid") });
+	EXPECT_EQ(bogus.exitCode, 2);
+	EXPECT_EQ(bogus.err, "rbd-volumectl: check: unknown option '--bogus'\n"
+			     "Usage: rbd-volumectl check [--config FILE] FILE|DIR...\n");
+
+	char pattern[] = "/tmp/rbdv-cli-empty-XXXXXX";
+	ASSERT_NE(::mkdtemp(pattern), nullptr);
+	const CommandResult empty = runVolumectl({ "check", pattern });
+	EXPECT_EQ(empty.err,
+		  "rbd-volumectl: check: " + std::string(pattern) + ": no *.toml files here\n");
+	::rmdir(pattern);
+
+	/* rotate-key never asks the daemon: no spec of that name is exit 5 all the same. */
+	const CommandResult rotate =
+		runVolumectl({ "rotate-key", "nope", "--new-keyfile", "/nonexistent" });
+	if (::geteuid() == 0) {
+		EXPECT_EQ(rotate.exitCode, 5) << rotate.err;
+		EXPECT_TRUE(
+			rotate.err.starts_with("rbd-volumectl: rotate-key nope: no spec for volume "
+					       "'nope'"))
+			<< rotate.err;
+	} else {
+		EXPECT_EQ(rotate.exitCode, 4) << rotate.err;
+	}
+}
+
 /* VERB --help: that verb's synopsis, its options and no other's, an example. */
 TEST_F(CliCheck, EachVerbHasItsOwnHelp)
 {
