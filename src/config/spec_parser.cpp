@@ -49,14 +49,72 @@ constexpr std::array<std::string_view, 8> EncryptionKeys = {
 constexpr std::array<std::string_view, 2> StagingKeys = { "path", "options" };
 constexpr std::array<std::string_view, 3> PublishKeys = { "path", "read-only", "options" };
 
+/* Every table of a spec and its keys, for a key written in the wrong one. */
+struct SpecTable {
+	std::string_view header;
+	std::span<const std::string_view> keys;
+};
+constexpr std::array<SpecTable, 9> SpecTables = { {
+	{ "the top level", RootKeys },
+	{ "[image]", ImageKeys },
+	{ "[image.create]", CreateKeys },
+	{ "[cluster]", ClusterKeys },
+	{ "[map]", MapKeys },
+	{ "[filesystem]", FilesystemKeys },
+	{ "[encryption]", EncryptionKeys },
+	{ "[staging]", StagingKeys },
+	{ "[[publish]]", PublishKeys },
+} };
+
+/* "unknown key 'driver'; it belongs in [map]" when no key here is a near miss of it. */
+std::string specKeyProblem(std::string_view key, std::span<const std::string_view> known)
+{
+	if (!closestMatch(key, known).empty())
+		return unknownKeyProblem(key, known);
+	std::string homes;
+	for (const SpecTable &table : SpecTables) {
+		if (std::find(table.keys.begin(), table.keys.end(), key) != table.keys.end())
+			homes += (homes.empty() ? "" : " or ") + std::string(table.header);
+	}
+	if (homes.empty())
+		return unknownKeyProblem(key, known);
+	return "unknown key " + quoted(key) + " here; it belongs in " + homes;
+}
+
 constexpr std::array<Named<bool>, 1> EncryptionTypes = { {
 	{ "luks2", true },
 } };
+/*
+ * rbd's own spelling, POOL[/NAMESPACE]/IMAGE[@SNAP], written into one key:
+ * which keys take its parts, as a hint after the problem ("" when none fits).
+ */
+std::string rbdSpellingHint(std::string_view key, std::string_view value)
+{
+	const size_t at = value.find('@');
+	if (key == "name" && at != std::string_view::npos &&
+	    value.find('/') == std::string_view::npos)
+		return "; a snapshot has its own key: name = " + quoted(value.substr(0, at)) +
+		       ", snapshot = " + quoted(value.substr(at + 1));
+	const size_t slash = value.find('/');
+	if (slash == std::string_view::npos || value.find('/', slash + 1) != std::string_view::npos)
+		return {};
+	if (key == "pool")
+		return "; a namespace has its own key: pool = " + quoted(value.substr(0, slash)) +
+		       ", namespace = " + quoted(value.substr(slash + 1));
+	if (key == "name" && at == std::string_view::npos)
+		return "; the pool has its own key: pool = " + quoted(value.substr(0, slash)) +
+		       ", name = " + quoted(value.substr(slash + 1));
+	return {};
+}
+
 void readRbdName(TomlTable &reader, std::string_view key, bool required, std::string &out)
 {
 	std::optional<std::string> name = reader.readString(key);
 	if (name) {
-		reader.check(key, rbdNameProblem(*name));
+		std::optional<std::string> problem = rbdNameProblem(*name);
+		if (problem)
+			*problem += rbdSpellingHint(key, *name);
+		reader.check(key, problem);
 		out = std::move(*name);
 	} else if (required && !reader.present(key)) {
 		reader.missing(key);
@@ -106,7 +164,8 @@ void readImage(TomlTable reader, SpecReport &report, ImageSpec &image)
 	readRbdName(reader, "namespace", false, image.radosNamespace);
 	readRbdName(reader, "name", true, image.name);
 	readRbdName(reader, "snapshot", false, image.snapshot);
-	if (auto create = reader.readTable("create", { "[image.create]", CreateKeys }))
+	if (auto create =
+		    reader.readTable("create", { "[image.create]", CreateKeys, specKeyProblem }))
 		readCreate(std::move(*create), report, image.create.emplace());
 }
 
@@ -147,7 +206,7 @@ std::string mapKeyProblem(std::string_view key, std::span<const std::string_view
 {
 	if (key == "fuse")
 		return "unknown key 'fuse'; the fuse driver takes no options";
-	return unknownKeyProblem(key, known);
+	return specKeyProblem(key, known);
 }
 
 void readMap(TomlTable reader, MapSpec &map)
@@ -200,7 +259,7 @@ void readEncryption(TomlTable reader, EncryptionSpec &encryption)
 		reader.check("keyfile", std::string("expected no keyfile with given-at-up = true "
 						    "(the passphrase comes with each up request)"));
 	else if (!encryption.givenAtUp && !reader.present("keyfile"))
-		reader.missing("keyfile");
+		reader.missing("keyfile", "given-at-up = true");
 	if (std::optional<std::string> id = reader.readString("volume-id")) {
 		reader.check("volume-id", volumeIdProblem(*id));
 		encryption.volumeId = std::move(*id);
@@ -248,22 +307,27 @@ void readRoot(TomlTable reader, SpecReport &report, VolumeSpec &spec)
 							std::to_string(*version));
 	spec.mode = reader.readChoice("mode", VolumeModeNames).value_or(spec.mode);
 
-	if (auto image = reader.readTable("image", { "[image]", ImageKeys }))
+	if (auto image = reader.readTable("image", { "[image]", ImageKeys, specKeyProblem }))
 		readImage(std::move(*image), report, spec.image);
 	else if (!reader.present("image"))
 		report.error("image", SourcePos{ 1, 1 }, "missing required table [image]");
 
-	if (auto cluster = reader.readTable("cluster", { "[cluster]", ClusterKeys }))
+	if (auto cluster =
+		    reader.readTable("cluster", { "[cluster]", ClusterKeys, specKeyProblem }))
 		readCluster(std::move(*cluster), spec.cluster);
 	if (auto map = reader.readTable("map", { "[map]", MapKeys, mapKeyProblem }))
 		readMap(std::move(*map), spec.map);
-	if (auto fs = reader.readTable("filesystem", { "[filesystem]", FilesystemKeys }))
+	if (auto fs = reader.readTable("filesystem",
+				       { "[filesystem]", FilesystemKeys, specKeyProblem }))
 		readFilesystem(std::move(*fs), report, spec.filesystem.emplace());
-	if (auto encryption = reader.readTable("encryption", { "[encryption]", EncryptionKeys }))
+	if (auto encryption = reader.readTable("encryption",
+					       { "[encryption]", EncryptionKeys, specKeyProblem }))
 		readEncryption(std::move(*encryption), spec.encryption.emplace());
-	if (auto staging = reader.readTable("staging", { "[staging]", StagingKeys }))
+	if (auto staging =
+		    reader.readTable("staging", { "[staging]", StagingKeys, specKeyProblem }))
 		readStaging(std::move(*staging), spec.staging);
-	if (auto publish = reader.readTableArray("publish", { "[[publish]]", PublishKeys }))
+	if (auto publish = reader.readTableArray("publish",
+						 { "[[publish]]", PublishKeys, specKeyProblem }))
 		readPublish(std::move(*publish), spec.publish);
 }
 
@@ -295,7 +359,8 @@ SpecOutcome parseChecked(std::string_view text, const std::string &path)
 	outcome.spec.name = checkFileName(path, report);
 
 	if (const auto file = TomlFile::parse(text, path, report)) {
-		readRoot(file->root({ "the spec", RootKeys }, report), report, outcome.spec);
+		readRoot(file->root({ "the spec", RootKeys, specKeyProblem }, report), report,
+			 outcome.spec);
 		validateSpec(outcome.spec, report);
 		completeSpec(outcome.spec, report);
 	}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -137,7 +138,15 @@ std::string quotedList(std::span<const std::string_view> items)
 
 std::string oneOfProblem(std::span<const std::string_view> choices, std::string_view found)
 {
-	return "expected one of " + quotedList(choices) + ", found " + quoted(found);
+	std::string message = "expected one of " + quotedList(choices) + ", found " + quoted(found);
+	/* Case first: "KRBD" is no typo of "krbd", but still meant it. */
+	std::string lowered(found);
+	std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+		       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+	const std::string_view hint = closestMatch(lowered, choices);
+	if (!hint.empty())
+		message += "; did you mean " + quoted(hint) + "?";
+	return message;
 }
 
 size_t editDistance(std::string_view a, std::string_view b)

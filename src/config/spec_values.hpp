@@ -31,7 +31,7 @@ std::string quoted(std::string_view text);
 /* "'a', 'b', 'c'" */
 std::string quotedList(std::span<const std::string_view> items);
 
-/* "expected one of 'a', 'b', found 'x'" */
+/* "expected one of 'a', 'b', found 'x'", and "; did you mean 'a'?" for a near miss or another case. */
 std::string oneOfProblem(std::span<const std::string_view> choices, std::string_view found);
 
 /* Optimal string alignment distance (Levenshtein plus transpositions). */

@@ -80,6 +80,28 @@ std::string indexField(std::string_view prefix, size_t index)
 	return std::string(prefix) + '[' + std::to_string(index) + ']';
 }
 
+/*
+ * toml++'s words for a syntax error, except where they mislead: a string
+ * whose closing quote is missing runs into the line's end, which toml++
+ * calls "unescaped control characters".
+ */
+std::string syntaxProblem(std::string_view text, SourcePos at, std::string_view description)
+{
+	size_t lineStart = 0;
+	for (unsigned line = 1; line < at.line && lineStart != std::string_view::npos; line++) {
+		lineStart = text.find('\n', lineStart);
+		lineStart = lineStart == std::string_view::npos ? lineStart : lineStart + 1;
+	}
+	if (lineStart != std::string_view::npos &&
+	    description.find("unescaped control characters") != std::string_view::npos) {
+		const std::string_view line =
+			text.substr(lineStart, text.find('\n', lineStart) - lineStart);
+		if (at.column > line.size())
+			return "unterminated string: its closing quote is missing on this line";
+	}
+	return std::string(description);
+}
+
 std::string wrongTypeMessage(const toml::node &node, std::string_view expected)
 {
 	return "expected " + std::string(expected) + ", found " + typeName(node);
@@ -140,6 +162,8 @@ void TomlTable::rejectUnknownKeys()
 			pos = positionOf(node);
 		std::string message = shape_.unknownKey ? shape_.unknownKey(name, known)
 							: unknownKeyProblem(name, known);
+		if (const std::string_view meant = closestMatch(name, known); !meant.empty())
+			nearMisses_.emplace_back(meant);
 		/* A quoted TOML key may hold anything; the field path is printed escaped. */
 		report_->error(field(escaped(name)), pos, std::move(message));
 	}
@@ -160,10 +184,15 @@ bool TomlTable::failed(std::string_view key) const
 	return report_->failed(field(key));
 }
 
-void TomlTable::missing(std::string_view key)
+void TomlTable::missing(std::string_view key, std::string_view alternative)
 {
-	report_->error(field(key), report_->locate(prefix_),
-		       "missing required key " + quoted(key) + " in " + shape_.header);
+	/* `pol = "rbd"` is one mistake: its "did you mean 'pool'?" says the key is missing. */
+	if (std::find(nearMisses_.begin(), nearMisses_.end(), key) != nearMisses_.end())
+		return;
+	std::string message = "missing required key " + quoted(key) + " in " + shape_.header;
+	if (!alternative.empty())
+		message += " (or " + std::string(alternative) + ")";
+	report_->error(field(key), report_->locate(prefix_), std::move(message));
 }
 
 void TomlTable::check(std::string_view key, const std::optional<std::string> &problem)
@@ -180,7 +209,12 @@ void TomlTable::check(const StringItem &item, const std::optional<std::string> &
 
 std::optional<std::string> TomlTable::readString(std::string_view key)
 {
-	return readValue<std::string>(node_->table, field(key), key, *report_, "a string");
+	return readString(key, "a string");
+}
+
+std::optional<std::string> TomlTable::readString(std::string_view key, std::string_view expected)
+{
+	return readValue<std::string>(node_->table, field(key), key, *report_, expected);
 }
 
 std::optional<bool> TomlTable::readBool(std::string_view key)
@@ -292,8 +326,9 @@ std::unique_ptr<TomlFile> TomlFile::parse(std::string_view text, const std::stri
 			Parsed{ toml::parse(text, std::string_view(path)), {} });
 		return std::unique_ptr<TomlFile>(new TomlFile(std::move(parsed)));
 	} catch (const toml::parse_error &error) {
-		report.error("", positionOf(error.source()),
-			     "invalid TOML: " + std::string(error.description()));
+		const SourcePos at = positionOf(error.source());
+		report.error("", at,
+			     "invalid TOML: " + syntaxProblem(text, at, error.description()));
 		return nullptr;
 	}
 }

@@ -64,14 +64,17 @@ public:
 	/* True when a problem was reported at the key or below it. */
 	bool failed(std::string_view key) const;
 
-	/* "missing required key 'KEY' in HEADER", at the table. */
-	void missing(std::string_view key);
+	/* "missing required key 'KEY' in HEADER[ (or ALTERNATIVE)]", at the table; nothing
+	 * when an unknown key here was a near miss of it, whose "did you mean" says it all. */
+	void missing(std::string_view key, std::string_view alternative = {});
 	/* Reports `problem` at the key's value, if there is one. */
 	void check(std::string_view key, const std::optional<std::string> &problem);
 	/* Reports `problem` at the array element `item`, if there is one. */
 	void check(const StringItem &item, const std::optional<std::string> &problem);
 
 	std::optional<std::string> readString(std::string_view key);
+	/* A string; a value of another type is "expected `expected`, found a boolean". */
+	std::optional<std::string> readString(std::string_view key, std::string_view expected);
 	std::optional<bool> readBool(std::string_view key);
 	std::optional<int64_t> readInteger(std::string_view key);
 	/* An integer or a string; anything else is "expected `expected`, found ...". */
@@ -106,6 +109,7 @@ private:
 	std::string prefix_; /* "publish[1]"; "" at the top level */
 	TableShape shape_;
 	SpecReport *report_;
+	std::vector<std::string> nearMisses_; /* the known keys unknown ones were near misses of */
 };
 
 /* A parsed TOML text; the tables read from it live as long as it does. */
@@ -155,14 +159,16 @@ std::vector<StringItem> TomlTable::readCheckedStrings(std::string_view key, Chec
 template<typename E, size_t N>
 std::optional<E> TomlTable::readChoice(std::string_view key, const std::array<Named<E>, N> &choices)
 {
-	const std::optional<std::string> text = readString(key);
+	std::array<std::string_view, N> names;
+	for (size_t i = 0; i < N; ++i)
+		names.at(i) = choices.at(i).name;
+	/* `grow = true` is told the values, not only that it is no string. */
+	const std::optional<std::string> text = readString(key, "one of " + quotedList(names));
 	if (!text)
 		return std::nullopt;
-	std::array<std::string_view, N> names;
 	for (size_t i = 0; i < N; ++i) {
 		if (choices.at(i).name == *text)
 			return choices.at(i).value;
-		names.at(i) = choices.at(i).name;
 	}
 	check(key, oneOfProblem(names, *text));
 	return std::nullopt;

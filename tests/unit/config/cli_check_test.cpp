@@ -169,7 +169,7 @@ TEST_F(CliCheck, InvalidFileExitsOneWithItsDiagnostics)
 	const CommandResult result = runVolumectl({ "check", file });
 	EXPECT_EQ(result.exitCode, 1);
 	EXPECT_NE(result.out.find(file + ":15:10: map.driver: expected one of 'krbd', 'nbd', "
-					 "'fuse', 'auto', found 'rbd'\n"),
+					 "'fuse', 'auto', found 'rbd'; did you mean 'krbd'?\n"),
 		  std::string::npos)
 		<< result.out;
 	EXPECT_TRUE(result.out.ends_with("checked 1 spec(s): 0 valid, 1 invalid\n")) << result.out;

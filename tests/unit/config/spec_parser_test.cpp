@@ -261,6 +261,80 @@ TEST(SpecParser, OneMistakeGivesOneDiagnostic)
 	EXPECT_EQ(outcome.diagnostics[0].column, 10U);
 }
 
+/* A misspelt key is one mistake: its "did you mean" says the required key is missing. */
+TEST(SpecParser, AMisspeltRequiredKeyIsOneDiagnostic)
+{
+	EXPECT_EQ(
+		messages(parse("[image]\npol = \"rbd\"\nname = \"d\"\n")),
+		(std::vector<std::string>{
+			"/etc/vol.toml:2:1: image.pol: unknown key 'pol'; did you mean 'pool'?" }));
+}
+
+/* A key written in the wrong table is told its table. */
+TEST(SpecParser, AMisplacedKeyIsToldWhereItBelongs)
+{
+	EXPECT_EQ(
+		messages(parse(std::string("driver = \"krbd\"\ntype = \"xfs\"\n") +
+			       std::string(MinimalImage))),
+		(std::vector<std::string>{
+			"/etc/vol.toml:1:1: driver: unknown key 'driver' here; it belongs in [map]",
+			"/etc/vol.toml:2:1: type: unknown key 'type' here; it belongs in "
+			"[filesystem] or [encryption]",
+		}));
+	/* A near miss of a key of this table stays a "did you mean". */
+	EXPECT_EQ(
+		messages(parse("[image]\npool = \"rbd\"\nname = \"d\"\nnme = \"x\"\n")),
+		(std::vector<std::string>{
+			"/etc/vol.toml:4:1: image.nme: unknown key 'nme'; did you mean 'name'?" }));
+}
+
+/* rbd's POOL/NAMESPACE and IMAGE@SNAP spellings point to the keys that take their parts. */
+TEST(SpecParser, RbdSpellingsPointToTheirKeys)
+{
+	const std::string prefix = "expected a name without '/', '@', whitespace or control "
+				   "characters, found ";
+	EXPECT_EQ(messages(parse("[image]\npool = \"rbd/x\"\nname = \"data@snap\"\n")),
+		  (std::vector<std::string>{
+			  "/etc/vol.toml:2:8: image.pool: " + prefix +
+				  "'rbd/x'; a namespace has its own key: pool = 'rbd', namespace = "
+				  "'x'",
+			  "/etc/vol.toml:3:8: image.name: " + prefix +
+				  "'data@snap'; a snapshot has its own key: name = 'data', "
+				  "snapshot = "
+				  "'snap'",
+		  }));
+	EXPECT_EQ(messages(parse("[image]\npool = \"rbd\"\nname = \"rbd/data\"\n")),
+		  (std::vector<std::string>{ "/etc/vol.toml:3:8: image.name: " + prefix +
+					     "'rbd/data'; the pool has its own key: pool = 'rbd', "
+					     "name = 'data'" }));
+}
+
+/* An enumerated key is told its values, and the near one when it is a near miss or another case. */
+TEST(SpecParser, ChoicesAreListedAndNearMissesNamed)
+{
+	EXPECT_EQ(messages(parse(std::string(MinimalImage) +
+				 "[map]\ndriver = \"KRBD\"\n[filesystem]\ngrow = true\n")),
+		  (std::vector<std::string>{
+			  "/etc/vol.toml:5:10: map.driver: expected one of 'krbd', 'nbd', 'fuse', "
+			  "'auto', found 'KRBD'; did you mean 'krbd'?",
+			  "/etc/vol.toml:7:8: filesystem.grow: expected one of 'auto', 'never', "
+			  "found a boolean",
+		  }));
+}
+
+/* toml++ calls a missing closing quote "unescaped control characters"; a real one stays so. */
+TEST(SpecParser, AnUnterminatedStringIsCalledSo)
+{
+	EXPECT_EQ(
+		messages(parse("[image]\npool = \"rbd\nname = \"d\"\n")),
+		(std::vector<std::string>{ "/etc/vol.toml:2:12: invalid TOML: unterminated string: "
+					   "its closing quote is missing on this line" }));
+	const std::vector<std::string> control =
+		messages(parse("[image]\npool = \"r\x01b\"\nname = \"d\"\n"));
+	ASSERT_EQ(control.size(), 1U);
+	EXPECT_NE(control[0].find("unescaped control characters"), std::string::npos) << control[0];
+}
+
 TEST(SpecParser, ControlCharactersAreEscapedInMessages)
 {
 	const SpecOutcome outcome = parse("[image]\npool = \"a\\u001bb\"\nname = \"x\"\n");
