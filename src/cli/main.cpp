@@ -159,8 +159,42 @@ bool isHelp(std::string_view arg)
 	return arg == "--help" || arg == "-h";
 }
 
-int run(std::span<const std::string_view> args)
+/* Whether `arg` is an option that takes a value: "--timeout SECONDS" in the table. */
+bool takesValue(std::string_view arg)
 {
+	return std::any_of(Options.begin(), Options.end(), [arg](const Option &option) {
+		const size_t space = option.spelling.find(' ');
+		return space != std::string_view::npos && option.spelling.substr(0, space) == arg;
+	});
+}
+
+/*
+ * Options may come before the verb too (`rbd-volumectl --json list`): they
+ * are moved after it, with their values, so each verb parses one order.
+ */
+std::vector<std::string_view> verbFirst(std::span<const std::string_view> args)
+{
+	std::vector<std::string_view> leading;
+	size_t i = 0;
+	while (i < args.size() && args[i].size() > 1 && args[i].front() == '-' && args[i] != "--" &&
+	       !isHelp(args[i]) && args[i] != "--version") {
+		leading.push_back(args[i]);
+		if (takesValue(args[i]) && i + 1 < args.size())
+			leading.push_back(args[++i]);
+		i++;
+	}
+	if (leading.empty() || i == args.size())
+		return { args.begin(), args.end() };
+	std::vector<std::string_view> ordered = { args[i] };
+	ordered.insert(ordered.end(), leading.begin(), leading.end());
+	ordered.insert(ordered.end(), args.begin() + static_cast<ptrdiff_t>(i) + 1, args.end());
+	return ordered;
+}
+
+int run(std::span<const std::string_view> given)
+{
+	const std::vector<std::string_view> ordered = verbFirst(given);
+	const std::span<const std::string_view> args = ordered;
 	if (args.empty()) {
 		printUsage(stderr);
 		return ExitUsage;
@@ -177,7 +211,9 @@ int run(std::span<const std::string_view> args)
 		return v.name == args.front();
 	});
 	if (verb == Verbs.end()) {
-		std::fprintf(stderr, "rbd-volumectl: unknown verb '%.*s'\n\n",
+		std::fprintf(stderr, "rbd-volumectl: %s '%.*s'\n\n",
+			     args.front().starts_with('-') ? "expected a verb, found the option"
+							   : "unknown verb",
 			     static_cast<int>(args.front().size()), args.front().data());
 		printUsage(stderr);
 		return ExitUsage;

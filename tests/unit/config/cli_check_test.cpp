@@ -273,6 +273,21 @@ TEST_F(CliCheck, EachVerbHasItsOwnHelp)
 	EXPECT_EQ(plan.out.find("--no-wait"), std::string::npos) << plan.out;
 }
 
+/* Options before the verb are the verb's, values and all. */
+TEST_F(CliCheck, OptionsMayComeBeforeTheVerb)
+{
+	const std::string block = specs("valid") + "/block.toml";
+	const CommandResult before = runVolumectl({ "--config", wideRoots(), "check", block });
+	EXPECT_EQ(before.exitCode, 0) << before.out << before.err;
+	EXPECT_EQ(before.out, "checked 1 spec(s): 1 valid, 0 invalid\n");
+
+	const CommandResult noVerb = runVolumectl({ "--config", wideRoots() });
+	EXPECT_EQ(noVerb.exitCode, 2);
+	EXPECT_TRUE(noVerb.err.starts_with(
+		"rbd-volumectl: expected a verb, found the option '--config'\n"))
+		<< noVerb.err;
+}
+
 TEST_F(CliCheck, DoubleDashEndsOptions)
 {
 	const CommandResult result =
