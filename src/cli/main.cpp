@@ -23,7 +23,7 @@ struct Verb {
 	VerbFunction run;
 };
 
-constexpr std::array<Verb, 10> Verbs = { {
+constexpr std::array<Verb, 11> Verbs = { {
 	{ "check", "FILE|DIR...",
 	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)",
 	  "rbd-volumectl check /etc/rbd-volume/volumes", verbCheck },
@@ -36,6 +36,8 @@ constexpr std::array<Verb, 10> Verbs = { {
 	  "rbd-volumectl list --json", verbList },
 	{ "status", "[NAME]", "Show every property of one volume or of all",
 	  "rbd-volumectl status db", verbStatus },
+	{ "is-up", "NAME...", "Exit 0 when every volume named is up; print each phase",
+	  "rbd-volumectl is-up db logs --quiet && echo ready", verbIsUp },
 	{ "up", "NAME", "Bring a volume up and wait until it is (or failed)",
 	  "rbd-volumectl up db --timeout 600", verbUp },
 	{ "down", "NAME", "Take a volume down and wait until it is (or failed)",
@@ -56,7 +58,7 @@ struct Option {
 	std::string_view text;
 };
 
-constexpr std::array<Option, 13> Options = { {
+constexpr std::array<Option, 14> Options = { {
 	{ "--json", "list, status", "print JSON (docs/cli.md has the schema)" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",
@@ -64,6 +66,7 @@ constexpr std::array<Option, 13> Options = { {
 	{ "--progress", "up, down, reconcile",
 	  "print each step on stderr\n(the default when stderr is a terminal)" },
 	{ "-v, --verbose", "up, down, reconcile, reload", "print one line on success" },
+	{ "-q, --quiet", "is-up", "print nothing: the exit status says it" },
 	{ "--config FILE", "check, plan",
 	  "the daemon's settings, whose rules apply too\n(default "
 	  "/etc/rbd-volume/rbd-volumed.toml; missing: its\ndefaults); check --config FILE "

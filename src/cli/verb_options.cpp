@@ -24,12 +24,14 @@ struct FlagOption {
 	VerbOption option;
 };
 
-constexpr std::array<FlagOption, 5> Flags = { {
+constexpr std::array<FlagOption, 7> Flags = { {
 	{ "--json", OptionJson },
 	{ "--no-wait", OptionNoWait },
 	{ "--progress", OptionProgress },
 	{ "--verbose", OptionVerbose },
 	{ "-v", OptionVerbose },
+	{ "--quiet", OptionQuiet },
+	{ "-q", OptionQuiet },
 } };
 
 std::optional<VerbOption> flagOption(std::string_view arg)
@@ -67,6 +69,9 @@ void setFlag(VerbOptions &options, VerbOption option)
 		break;
 	case OptionVerbose:
 		options.verbose = true;
+		break;
+	case OptionQuiet:
+		options.quiet = true;
 		break;
 	case OptionTimeout:
 		break;

@@ -20,6 +20,7 @@ enum VerbOption : unsigned {
 	OptionTimeout = 1U << 2,  /* --timeout SECONDS, --timeout=SECONDS */
 	OptionProgress = 1U << 3, /* --progress */
 	OptionVerbose = 1U << 4,  /* -v, --verbose */
+	OptionQuiet = 1U << 5,	  /* -q, --quiet */
 };
 
 struct VerbOptions {
@@ -28,6 +29,7 @@ struct VerbOptions {
 	bool wait = true;
 	bool progress = false;
 	bool verbose = false;
+	bool quiet = false;
 	uint64_t timeoutSeconds = 0; /* 0: wait as long as it takes */
 };
 

@@ -459,6 +459,27 @@ TEST_F(CliBus, Reload)
 	EXPECT_EQ(failed.err, "rbd-volumectl: reload: cannot read /etc/rbd-volume/volumes\n");
 }
 
+/* is-up: a script's test, as `systemctl is-active`; the daemon is only asked. */
+TEST_F(CliBus, IsUpTellsByItsExitStatus)
+{
+	const CtlResult up = ctl({ "is-up", "db" });
+	EXPECT_EQ(up.exitCode, 0) << up.err;
+	EXPECT_EQ(up.out, "up\n");
+
+	const CtlResult both = ctl({ "is-up", "db", "logs" });
+	EXPECT_EQ(both.exitCode, 1) << both.err;
+	EXPECT_EQ(both.out, "up\nfailed\n");
+
+	const CtlResult quiet = ctl({ "is-up", "-q", "logs" });
+	EXPECT_EQ(quiet.exitCode, 1);
+	EXPECT_EQ(quiet.out, "");
+
+	const CtlResult unknown = ctl({ "is-up", "nope" });
+	EXPECT_EQ(unknown.exitCode, 5) << unknown.err;
+	EXPECT_EQ(ctl({ "is-up" }).exitCode, 2);
+	EXPECT_TRUE(daemon().calls().empty()) << "is-up changed something";
+}
+
 /* ---- the exit codes of refusals ---- */
 
 TEST_F(CliBus, UnknownVolumeIsExitFive)
