@@ -74,7 +74,7 @@ _rbd_volumectl()
 	list | status) options="--json" ;;
 	is-up) options="--quiet" ;;
 	plan) options="--spec --intent --config" ;;
-	check) options="--config" ;;
+	check) options="--config --json" ;;
 	import-rbdmap) options="--write --fstab --dir" ;;
 	rotate-key) options="--new-keyfile" ;;
 	esac

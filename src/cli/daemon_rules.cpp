@@ -30,9 +30,8 @@ std::optional<std::string> daemonSettingsHint(const std::string &path)
 {
 	if (std::filesystem::path(path).filename() != "rbd-volumed.toml")
 		return std::nullopt;
-	return path +
-	       ": the daemon's settings, not a volume spec: check them with "
-	       "'rbd-volumectl check --config " +
+	return "the daemon's settings, not a volume spec: check them with 'rbd-volumectl "
+	       "check --config " +
 	       path + "' or 'rbd-volumed --check-config " + path + "'";
 }
 

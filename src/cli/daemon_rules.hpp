@@ -30,7 +30,7 @@ DaemonRules loadDaemonRules(const std::string &file);
 /* loadVolumeSpec(path), then the daemon's rules: its diagnostics hold both. */
 SpecOutcome loadSpecAsDaemon(const std::string &path, const DaemonRules &rules);
 
-/* A word for a file that is the daemon's settings, not a spec ("" when it is not one). */
+/* What to say of a file that is the daemon's settings, not a spec (nullopt when it is not one). */
 std::optional<std::string> daemonSettingsHint(const std::string &path);
 
 } /* namespace rbdvolume::cli */

@@ -59,7 +59,7 @@ struct Option {
 };
 
 constexpr std::array<Option, 14> Options = { {
-	{ "--json", "list, status", "print JSON (docs/cli.md has the schema)" },
+	{ "--json", "check, list, status", "print JSON (docs/cli.md has the schema)" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",
 	  "stop waiting after SECONDS\n(0, the default: wait as long as it takes)" },

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `rbd-volumectl check`, run as the built binary: output and exit codes. */
+#include <algorithm>
 #include <fcntl.h>
 #include <filesystem>
 #include <string>
@@ -234,7 +235,7 @@ TEST_F(CliCheck, MessagesHaveTheDocumentedForm)
 	const CommandResult bogus = runVolumectl({ "check", "--bogus", specs("valid") });
 	EXPECT_EQ(bogus.exitCode, 2);
 	EXPECT_EQ(bogus.err, "rbd-volumectl: check: unknown option '--bogus'\n"
-			     "Usage: rbd-volumectl check [--config FILE] FILE|DIR...\n");
+			     "Usage: rbd-volumectl check [--config FILE] [--json] FILE|DIR...\n");
 
 	char pattern[] = "/tmp/rbdv-cli-empty-XXXXXX";
 	ASSERT_NE(::mkdtemp(pattern), nullptr);
@@ -255,6 +256,32 @@ TEST_F(CliCheck, MessagesHaveTheDocumentedForm)
 	} else {
 		EXPECT_EQ(rotate.exitCode, 4) << rotate.err;
 	}
+}
+
+/* check --json: one object, each diagnostic with its file, place, key and message. */
+TEST_F(CliCheck, JsonForScripts)
+{
+	const std::string file = specs("invalid") + "/missing_pool.toml";
+	const CommandResult result = runVolumectl({ "check", "--json", "--config", wideRoots(),
+						    specs("valid") + "/minimal.toml", file });
+	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_TRUE(result.out.starts_with("{\"checked\":2,\"valid\":1,\"invalid\":1,"
+					   "\"diagnostics\":[{\"file\":\"" +
+					   file + "\",\"line\":"))
+		<< result.out;
+	EXPECT_NE(result.out.find(",\"key\":\"image.pool\",\"message\":\"missing required key "
+				  "'pool' in [image]\"}"),
+		  std::string::npos)
+		<< result.out;
+	EXPECT_TRUE(result.out.ends_with("}]}\n")) << result.out;
+	EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << "one line";
+
+	/* A problem without a place has null for it. */
+	const CommandResult missing = runVolumectl({ "check", "--json", "/nonexistent/vol.toml" });
+	EXPECT_EQ(missing.out, "{\"checked\":1,\"valid\":0,\"invalid\":1,\"diagnostics\":[{"
+			       "\"file\":\"/nonexistent/vol.toml\",\"line\":null,\"column\":null,"
+			       "\"key\":null,\"message\":\"cannot read the file: No such file or "
+			       "directory\"}]}\n");
 }
 
 /* VERB --help: that verb's synopsis, its options and no other's, an example. */
