@@ -141,20 +141,16 @@ bus::ActivityCallback progressPrinter(const VerbOptions &options)
 	};
 }
 
-Result<std::string> oneVolumeName(const VerbOptions &options, bool required)
+Result<std::vector<std::string>> volumeNames(const VerbOptions &options, bool required)
 {
-	if (options.operands.size() > 1)
-		return fail(Errc::InvalidArgument, "one volume at a time");
-	if (options.operands.empty()) {
-		if (required)
-			return fail(Errc::InvalidArgument, "name a volume");
-		return std::string();
+	if (options.operands.empty() && required)
+		return fail(Errc::InvalidArgument, "name a volume");
+	for (const std::string &name : options.operands) {
+		if (const auto problem = volumeNameProblem(name))
+			return fail(Errc::InvalidArgument,
+				    "'" + name + "' is not a volume name: " + *problem);
 	}
-	const std::string &name = options.operands.front();
-	if (const auto problem = volumeNameProblem(name))
-		return fail(Errc::InvalidArgument,
-			    "'" + name + "' is not a volume name: " + *problem);
-	return name;
+	return options.operands;
 }
 
 } /* namespace rbdvolume::cli */

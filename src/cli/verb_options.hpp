@@ -48,7 +48,7 @@ int usageError(std::string_view verb, std::string_view problem, std::string_view
  */
 bus::ActivityCallback progressPrinter(const VerbOptions &options);
 
-/* Checks that a verb got at most (or exactly) one volume name, and that it is valid. */
-Result<std::string> oneVolumeName(const VerbOptions &options, bool required);
+/* The volume names a verb got, each a valid name; at least one when `required`. */
+Result<std::vector<std::string>> volumeNames(const VerbOptions &options, bool required);
 
 } /* namespace rbdvolume::cli */

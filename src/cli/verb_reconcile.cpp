@@ -12,27 +12,38 @@ namespace rbdvolume::cli {
 
 int verbReconcile(std::span<const std::string_view> args)
 {
-	constexpr std::string_view Synopsis = "[NAME] [--timeout SECONDS] [--progress] [--verbose]";
+	constexpr std::string_view Synopsis =
+		"[NAME...] [--timeout SECONDS] [--progress] [--verbose]";
 	const auto options = parseVerbOptions(args, OptionTimeout | OptionProgress | OptionVerbose);
 	if (!options)
 		return usageError("reconcile", options.error().message, Synopsis);
-	const auto name = oneVolumeName(*options, false);
-	if (!name)
-		return usageError("reconcile", name.error().message, Synopsis);
+	auto names = volumeNames(*options, false);
+	if (!names)
+		return usageError("reconcile", names.error().message, Synopsis);
+	if (names->empty())
+		names->emplace_back(); /* "": every volume with an intent */
 
-	bus::WaitSettings settings;
-	settings.timeoutSeconds = options->timeoutSeconds;
-	settings.onActivity = progressPrinter(*options);
-	settings.volume = *name;
-	auto bus = bus::Client::open();
-	const Result<void> done = bus ? bus->reconcile(*name, settings)
-				      : Result<void>(tl::make_unexpected(bus.error()));
-	if (!done)
-		return reportFailure(name->empty() ? "reconcile" : "reconcile " + *name,
-				     done.error());
-	if (options->verbose)
-		std::printf("%s: reconciled\n", name->empty() ? "every volume" : name->c_str());
-	return ExitOk;
+	/* One after the other, each waited for; the first failure's status, the rest still run. */
+	int status = ExitOk;
+	for (const std::string &name : *names) {
+		bus::WaitSettings settings;
+		settings.timeoutSeconds = options->timeoutSeconds;
+		settings.onActivity = progressPrinter(*options);
+		settings.volume = name;
+		auto bus = bus::Client::open();
+		const Result<void> done = bus ? bus->reconcile(name, settings)
+					      : Result<void>(tl::make_unexpected(bus.error()));
+		if (!done) {
+			const int failed = reportFailure(
+				name.empty() ? "reconcile" : "reconcile " + name, done.error());
+			status = status == ExitOk ? failed : status;
+			continue;
+		}
+		if (options->verbose)
+			std::printf("%s: reconciled\n",
+				    name.empty() ? "every volume" : name.c_str());
+	}
+	return status;
 }
 
 int verbReload(std::span<const std::string_view> args)

@@ -14,17 +14,14 @@ namespace rbdvolume::cli {
 
 namespace {
 
-constexpr std::string_view Synopsis = "[NAME] [--json]";
+constexpr std::string_view Synopsis = "[NAME...] [--json]";
 
-Result<std::vector<bus::VolumeProperties>> oneVolume(bus::Client &bus, const std::string &name)
+Result<bus::VolumeProperties> oneVolume(bus::Client &bus, const std::string &name)
 {
 	auto path = bus.volumePath(name);
 	if (!path)
 		return tl::make_unexpected(path.error());
-	auto view = bus.volumeProperties(*path);
-	if (!view)
-		return tl::make_unexpected(view.error());
-	return std::vector<bus::VolumeProperties>{ std::move(*view) };
+	return bus.volumeProperties(*path);
 }
 
 Result<std::vector<bus::VolumeProperties>> everyVolume(bus::Client &bus)
@@ -53,17 +50,25 @@ int verbStatus(std::span<const std::string_view> args)
 	const auto options = parseVerbOptions(args, OptionJson);
 	if (!options)
 		return usageError("status", options.error().message, Synopsis);
-	const auto name = oneVolumeName(*options, false);
-	if (!name)
-		return usageError("status", name.error().message, Synopsis);
+	const auto names = volumeNames(*options, false);
+	if (!names)
+		return usageError("status", names.error().message, Synopsis);
 
 	auto bus = bus::Client::open();
+	if (!bus)
+		return reportFailure("status", bus.error());
 	auto views =
-		!bus ? Result<std::vector<bus::VolumeProperties>>(tl::make_unexpected(bus.error()))
-		: name->empty() ? everyVolume(*bus)
-				: oneVolume(*bus, *name);
+		names->empty() ? everyVolume(*bus) : Result<std::vector<bus::VolumeProperties>>();
 	if (!views)
-		return reportFailure(name->empty() ? "status" : "status " + *name, views.error());
+		return reportFailure("status", views.error());
+	/* The volumes named, in that order: a name the daemon does not know fails the
+	 * call (exit 5) before anything is printed. */
+	for (const std::string &name : *names) {
+		auto view = oneVolume(*bus, name);
+		if (!view)
+			return reportFailure("status " + name, view.error());
+		views->push_back(std::move(*view));
+	}
 	const std::string text =
 		options->json ? formatStatusJson(*views) : formatStatusText(*views);
 	std::fputs(text.c_str(), stdout);

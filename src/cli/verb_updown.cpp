@@ -25,7 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view Synopsis =
-	"NAME [--no-wait] [--timeout SECONDS] [--progress] [--verbose]";
+	"NAME... [--no-wait] [--timeout SECONDS] [--progress] [--verbose]";
 
 /*
  * A daemon that went away mid-call (killed, restarted) is asked again for
@@ -135,13 +135,12 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 							    OptionVerbose);
 	if (!options)
 		return usageError(verb, options.error().message, Synopsis);
-	const auto name = oneVolumeName(*options, true);
-	if (!name)
-		return usageError(verb, name.error().message, Synopsis);
+	const auto names = volumeNames(*options, true);
+	if (!names)
+		return usageError(verb, names.error().message, Synopsis);
 
 	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
-	settings.volume = *name;
 	if (options->wait) {
 		settings.onActivity = progressPrinter(*options);
 		if (auto unit = UnitProgress::fromEnvironment()) {
@@ -156,15 +155,24 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 			settings.heartbeatEvery = UnitProgress::HeartbeatEvery;
 		}
 	}
-	const Result<void> done = setIntent(member, *name, options->wait, settings);
-	if (!done)
-		return reportFailure(std::string(verb) + " " + *name, done.error());
-	if (options->wait && verb == "up")
-		tellSystemd(*name);
-	if (options->verbose)
-		std::printf("%s: %.*s%s\n", name->c_str(), static_cast<int>(verb.size()),
-			    verb.data(), options->wait ? "" : " (requested)");
-	return ExitOk;
+	/* One after the other, each waited for (--timeout each); the first failure's status, the rest still run. */
+	int status = ExitOk;
+	for (const std::string &name : *names) {
+		settings.volume = name;
+		const Result<void> done = setIntent(member, name, options->wait, settings);
+		if (!done) {
+			const int failed =
+				reportFailure(std::string(verb) + " " + name, done.error());
+			status = status == ExitOk ? failed : status;
+			continue;
+		}
+		if (options->wait && verb == "up" && names->size() == 1)
+			tellSystemd(name); /* a unit's ExecStart= names its one volume */
+		if (options->verbose)
+			std::printf("%s: %.*s%s\n", name.c_str(), static_cast<int>(verb.size()),
+				    verb.data(), options->wait ? "" : " (requested)");
+	}
+	return status;
 }
 
 } /* namespace */

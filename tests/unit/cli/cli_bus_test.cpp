@@ -459,6 +459,22 @@ TEST_F(CliBus, Reload)
 	EXPECT_EQ(failed.err, "rbd-volumectl: reload: cannot read /etc/rbd-volume/volumes\n");
 }
 
+/* Several names: each in turn; the first failure's status, and the rest still done. */
+TEST_F(CliBus, SeveralVolumesInOneCall)
+{
+	const CtlResult up = ctl({ "up", "db", "nope", "logs", "--no-wait" });
+	EXPECT_EQ(up.exitCode, 5) << up.err;
+	EXPECT_EQ(up.err, "rbd-volumectl: up nope: no volume named 'nope'\n");
+	EXPECT_EQ(daemon().calls(),
+		  (std::vector<std::string>{ "Up db nowait", "Up nope nowait", "Up logs nowait" }));
+
+	const CtlResult status = ctl({ "status", "logs", "db", "--json" });
+	EXPECT_EQ(status.exitCode, 0) << status.err;
+	EXPECT_LT(status.out.find("\"name\":\"logs\""), status.out.find("\"name\":\"db\""))
+		<< "in the order named: " << status.out;
+	EXPECT_EQ(ctl({ "status", "db", "nope" }).out, "") << "nothing half-shown";
+}
+
 /* is-up: a script's test, as `systemctl is-active`; the daemon is only asked. */
 TEST_F(CliBus, IsUpTellsByItsExitStatus)
 {
@@ -514,7 +530,7 @@ TEST_F(CliBus, AccessDeniedIsExitFour)
 TEST_F(CliBus, UsageErrorsAreExitTwoWithoutTheBus)
 {
 	for (const std::vector<std::string> &args :
-	     { std::vector<std::string>{ "up" }, std::vector<std::string>{ "up", "a", "b" },
+	     { std::vector<std::string>{ "up" }, std::vector<std::string>{ "up", "a", "no-dash" },
 	       std::vector<std::string>{ "up", "not-a-name" },
 	       std::vector<std::string>{ "down", "db", "--json" },
 	       std::vector<std::string>{ "list", "db" }, std::vector<std::string>{ "reload", "db" },
@@ -533,10 +549,10 @@ TEST_F(CliBus, HelpListsTheBusVerbsAndExitCodes)
 {
 	const CtlResult result = ctl({ "--help" });
 	EXPECT_EQ(result.exitCode, 0);
-	for (const char *text :
-	     { "  list ", "  status [NAME]", "  up NAME", "  down NAME", "  reconcile [NAME]",
-	       "  reload ", "--no-wait", "--timeout SECONDS", "  3  rbd-volumed cannot be reached",
-	       "  4  permission denied", "  5  no such volume" })
+	for (const char *text : { "  list ", "  status [NAME...]", "  up NAME...", "  down NAME...",
+				  "  reconcile [NAME...]", "  reload ", "--no-wait",
+				  "--timeout SECONDS", "  3  rbd-volumed cannot be reached",
+				  "  4  permission denied", "  5  no such volume" })
 		EXPECT_NE(result.out.find(text), std::string::npos) << text;
 }
 

@@ -147,19 +147,20 @@ TEST(VerbOptions, DoubleDashEndsOptions)
 	EXPECT_EQ(options->operands, std::vector<std::string>{ "--json" });
 }
 
-TEST(VerbOptions, OneVolumeName)
+TEST(VerbOptions, VolumeNames)
 {
 	VerbOptions options;
-	EXPECT_EQ(*oneVolumeName(options, false), "");
-	EXPECT_FALSE(oneVolumeName(options, true));
+	EXPECT_EQ(*volumeNames(options, false), std::vector<std::string>{});
+	EXPECT_FALSE(volumeNames(options, true));
 	options.operands = { "db.1" };
-	EXPECT_EQ(*oneVolumeName(options, true), "db.1");
+	EXPECT_EQ(*volumeNames(options, true), std::vector<std::string>{ "db.1" });
 	options.operands = { "a", "b" };
-	EXPECT_FALSE(oneVolumeName(options, true));
-	options.operands = { "no-dash" };
-	const auto invalid = oneVolumeName(options, true);
+	EXPECT_EQ(*volumeNames(options, true), (std::vector<std::string>{ "a", "b" }));
+	options.operands = { "a", "no-dash" };
+	const auto invalid = volumeNames(options, true);
 	ASSERT_FALSE(invalid);
-	EXPECT_NE(invalid.error().message.find("is not a volume name"), std::string::npos);
+	EXPECT_NE(invalid.error().message.find("'no-dash' is not a volume name"),
+		  std::string::npos);
 }
 
 } /* namespace */

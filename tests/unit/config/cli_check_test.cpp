@@ -289,7 +289,7 @@ TEST_F(CliCheck, EachVerbHasItsOwnHelp)
 {
 	const CommandResult up = runVolumectl({ "up", "--help" });
 	EXPECT_EQ(up.exitCode, 0);
-	EXPECT_TRUE(up.out.starts_with("Usage: rbd-volumectl up NAME\n")) << up.out;
+	EXPECT_TRUE(up.out.starts_with("Usage: rbd-volumectl up NAME...\n")) << up.out;
 	EXPECT_NE(up.out.find("  --no-wait           return once"), std::string::npos) << up.out;
 	EXPECT_EQ(up.out.find("--json"), std::string::npos) << "list's option in up's help";
 	EXPECT_NE(up.out.find("Example:\n  rbd-volumectl up "), std::string::npos) << up.out;
