@@ -644,11 +644,15 @@ case_nbd_dead_mapper() {
 		fail "no MapperLost naming the way out: $(vol_field nd phase) $(vol_field nd conditions)"
 	expect_phase nd degraded
 	sys_log "degraded after $(elapsed_s "$started") s: $(vol_field nd conditions | cut -c1-240)"
+	# A status that waited on the dead device would take its reattach timeout
+	# (20 s) or longer. Under emulation one run of rbd-volumectl, from exec to
+	# exit, took 313 ms to 2.3 s (a CI machine busy with the other lanes):
+	# the bound tells a wait from a slow CPU, not one speed from another.
 	for i in 1 2 3 4 5; do
 		ms=$(ctl_ms status)
 		[ "$ms" -le "$worst" ] || worst=$ms
 	done
-	[ "$worst" -lt 1000 ] || fail "rbd-volumectl status took $worst ms"
+	[ "$worst" -lt 10000 ] || fail "rbd-volumectl status took $worst ms: it waited on the dead device"
 	started=$(sys_now_ms)
 	start_units rbd-volume@na.service
 	expect_phase na up
