@@ -254,15 +254,12 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 		auto sender = daemonUniqueName();
 		if (!sender)
 			return tl::make_unexpected(sender.error());
-		std::string path;
-		if (!settings.volume.empty()) {
-			/* A call that may not start the daemon looks up without starting it too. */
-			auto found = volumePath(settings.volume,
-						sd_bus_message_get_auto_start(call) > 0);
-			if (!found)
-				return tl::make_unexpected(found.error());
-			path = std::move(*found);
-		}
+		/*
+		 * The volume's path follows from its name: asking the daemon (GetVolume)
+		 * would miss a spec written a moment ago, which the call itself reads.
+		 */
+		const std::string path =
+			settings.volume.empty() ? std::string() : bus::volumePath(settings.volume);
 		auto started = ActivityWatch::start(bus_.get(), *sender, path, settings.onActivity);
 		if (!started)
 			return tl::make_unexpected(started.error());

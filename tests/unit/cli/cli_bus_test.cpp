@@ -459,6 +459,19 @@ TEST_F(CliBus, Reload)
 	EXPECT_EQ(failed.err, "rbd-volumectl: reload: cannot read /etc/rbd-volume/volumes\n");
 }
 
+/*
+ * A spec written a moment ago: the daemon reads it when Up asks, while its
+ * volume is not yet known to GetVolume. Watching its progress (a terminal,
+ * --progress, or systemd's notify socket) must not look it up first.
+ */
+TEST_F(CliBus, AFreshSpecComesUpWithItsProgressWatched)
+{
+	daemon().plan("Up", "fresh", ReplyPlan{ {}, "", "", false, 0, true });
+	const CtlResult result = ctl({ "up", "fresh", "--progress" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_EQ(daemon().calls(), std::vector<std::string>{ "Up fresh wait" });
+}
+
 /* Several names: each in turn; the first failure's status, and the rest still done. */
 TEST_F(CliBus, SeveralVolumesInOneCall)
 {
