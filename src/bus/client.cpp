@@ -250,10 +250,14 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 {
 	/* Watch first, call second: no step can pass unseen between the two. */
 	std::optional<ActivityWatch> watch;
-	if (settings.onActivity) {
-		auto sender = daemonUniqueName();
-		if (!sender)
-			return tl::make_unexpected(sender.error());
+	/*
+	 * The daemon's unique name filters the signals. With no owner yet (the
+	 * daemon restarting after a kill, or about to be started by this very
+	 * call) the call goes out unwatched: its reply is what counts, and it
+	 * reports a daemon that cannot be reached itself.
+	 */
+	auto sender = settings.onActivity ? daemonUniqueName() : Result<std::string>();
+	if (settings.onActivity && sender) {
 		/*
 		 * The volume's path follows from its name: asking the daemon (GetVolume)
 		 * would miss a spec written a moment ago, which the call itself reads.

@@ -5,7 +5,9 @@
  * would wait out the bus's activation timeout (25 s) and fail. On a private
  * bus where org.rbdvolume1 is activatable by a command that records that it
  * ran and never takes the name, a Down fails Unreachable at once, with and
- * without waiting, and nothing ran; an Up, the control, does start it.
+ * without waiting, and nothing ran; an Up, the control, does start it, also
+ * when it watches progress (as under systemd: the daemon restarting after a
+ * kill has no owner for the watch yet).
  */
 #include <chrono>
 #include <cstdlib>
@@ -59,11 +61,14 @@ TEST(ClientActivation, ADownNeverStartsTheDaemon)
 	}
 	EXPECT_FALSE(std::filesystem::exists(ran)) << "a Down had the bus start rbd-volumed";
 
+	/* An Up does, its progress watched or not: with no owner yet it goes out unwatched. */
 	auto client = Client::open();
 	ASSERT_TRUE(client) << client.error().message;
 	WaitSettings settings;
 	settings.timeoutSeconds = 1;
-	(void)client->setIntent("Up", "db", false, settings);
+	settings.volume = "db";
+	settings.onActivity = [](const std::string &, const std::string &) {};
+	(void)client->setIntent("Up", "db", true, settings);
 	for (int i = 0; i < 50 && !std::filesystem::exists(ran); i++)
 		std::this_thread::sleep_for(100ms);
 	EXPECT_TRUE(std::filesystem::exists(ran))
