@@ -20,7 +20,7 @@ namespace rbdvolume::testing {
 /* A failure as the analyzer sees it: its message is built, then the path ends.
  * An assignment, as gtest's AssertHelper, so that the message's '<<' binds first. */
 struct AnalyzerFailure {
-	// NOLINTNEXTLINE(cppcoreguidelines-c-copy-assignment-signature,misc-unconventional-assign-operator)
+	// NOLINTNEXTLINE(misc-unconventional-assign-operator)
 	[[noreturn]] void operator=(const ::testing::Message &message) const;
 };
 } /* namespace rbdvolume::testing */
