@@ -67,14 +67,11 @@ Error errorFromDBus(std::string_view shortName, std::string_view name, std::stri
 		return daemonUnreachable("nothing owns org.rbdvolume1 on the system bus");
 	if (shortName == "Disconnected" || shortName == "NoServer")
 		return daemonUnreachable(orFallback(message, "disconnected from the system bus"));
-	/*
-	 * We never set a call timeout: no reply means the daemon left the bus
-	 * mid-call, which ECONNRESET (the peer went away) tells from its own Timeout.
-	 */
+	/* We never set a call timeout: no reply means the daemon left the bus mid-call. */
 	if (shortName == "NoReply")
-		return Error{ Errc::Timeout,
+		return Error{ Errc::Disconnected,
 			      "no reply from rbd-volumed (" + orFallback(message, "no reply") + ")",
-			      ECONNRESET };
+			      0 };
 	if (shortName == "InvalidArgs")
 		return Error{ Errc::InvalidArgument, orFallback(message, "invalid arguments"), 0 };
 	if (shortName == "UnknownObject")
@@ -165,8 +162,7 @@ Error daemonUnreachable(std::string_view detail)
 
 bool isDaemonGone(const Error &error)
 {
-	return error.code == Errc::ShuttingDown ||
-	       (error.code == Errc::Timeout && error.sysErrno == ECONNRESET);
+	return error.code == Errc::ShuttingDown || error.code == Errc::Disconnected;
 }
 
 } /* namespace rbdvolume::bus */

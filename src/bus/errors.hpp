@@ -33,7 +33,7 @@ const char *errorName(Errc code);
  *   ...DBus.Error.ServiceUnknown,
  *      NameHasNoOwner, Disconnected,
  *      NoServer                          Unreachable
- *   ...DBus.Error.NoReply                Timeout (sysErrno ECONNRESET: the daemon left)
+ *   ...DBus.Error.NoReply                Disconnected (the daemon left mid-call)
  *   ...DBus.Error.InvalidArgs            InvalidArgument
  */
 Error errorFromBus(std::string_view name, std::string_view message);

@@ -8,9 +8,9 @@ namespace rbdvolume {
 namespace {
 
 constexpr std::array<const char *, static_cast<size_t>(Errc::Count)> ErrcNames = {
-	"invalid-argument", "not-found",	 "conflict",	"busy",
-	"timeout",	    "permission-denied", "unsupported", "io",
-	"unreachable",	    "shutting-down",	 "internal",
+	"invalid-argument",  "not-found",   "conflict", "busy",	       "timeout",
+	"permission-denied", "unsupported", "io",	"unreachable", "shutting-down",
+	"disconnected",	     "blocklisted", "internal",
 };
 
 } /* namespace */

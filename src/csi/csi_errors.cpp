@@ -8,6 +8,7 @@ OpStatus statusFor(const Error &error)
 	switch (error.code) {
 	case Errc::Unreachable:
 	case Errc::ShuttingDown:
+	case Errc::Disconnected:
 		return { Code::Unavailable, error.message };
 	case Errc::NotFound:
 		return { Code::NotFound, error.message };

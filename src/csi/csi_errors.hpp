@@ -39,7 +39,7 @@ struct OpStatus {
  *   Timeout           DEADLINE_EXCEEDED   (the daemon carries on; a retry waits for it)
  *   Busy              ABORTED
  *   PermissionDenied  PERMISSION_DENIED
- *   daemon unreachable, or stopping: UNAVAILABLE
+ *   daemon unreachable, stopping, or gone mid-call: UNAVAILABLE
  *   anything else     INTERNAL
  */
 OpStatus statusFor(const Error &error);

@@ -237,7 +237,7 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 		return {};
 
 	/* A stage that failed for good leaves nothing behind; one still running carries on. */
-	if (!restage && written.error().code != Errc::Timeout) {
+	if (!restage && !written.error().uncertain()) {
 		if (control_.down(name, waitBudget(deadline)))
 			(void)files_.removeAll(name);
 	}
@@ -345,7 +345,7 @@ OpStatus NodeOps::publish(const PublishArgs &request, Deadline deadline)
 	if (up)
 		return {};
 	/* A target that failed for good is taken out of the spec again. */
-	if (added && up.error().code != Errc::Timeout) {
+	if (added && !up.error().uncertain()) {
 		spec.publish.pop_back();
 		if (files_.writeSpec(spec, id))
 			(void)control_.up(name, waitBudget(deadline));

@@ -100,7 +100,9 @@ Result<Change> Run::saved(Result<Change> change)
 		return change;
 	auto stored = save();
 	if (!stored)
-		return fail(Errc::Timeout, "could not record ownership: " + stored.error().message);
+		return failUncertain(stored.error().code,
+				     "could not record ownership: " + stored.error().message,
+				     stored.error().sysErrno);
 	return change;
 }
 
@@ -170,7 +172,7 @@ Result<Change> Run::operator()(const MapStep & /*unused*/)
 
 	auto device = host_.mapper.map(mapping_);
 	if (!device) {
-		if (device.error().code == Errc::Timeout) {
+		if (device.error().uncertain()) {
 			resolvePendingMap();
 		} else {
 			record_.mapPending = false;
@@ -248,8 +250,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 	auto formatted = host_.filesystems.format(dev, fs, contents);
 	if (!formatted) {
 		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
-		if (formatted.error().code == Errc::Timeout &&
-		    host_.probe.probe(dev).shows(wanted)) {
+		if (formatted.error().uncertain() && host_.probe.probe(dev).shows(wanted)) {
 			record_.formatted = true;
 			(void)save();
 		}
@@ -439,7 +440,7 @@ Result<Change> Run::operator()(const MountStagingStep &s)
 		request.options = spec_.staging.options;
 		change = host_.mounter.mount(request);
 	}
-	if (!change && change.error().code != Errc::Timeout) {
+	if (!change && !change.error().uncertain()) {
 		record_.staged = false;
 		(void)save();
 	}
@@ -468,7 +469,7 @@ Result<Change> Run::operator()(const PublishStep &s)
 		return tl::make_unexpected(stored.error());
 
 	auto change = host_.mounter.bind(request);
-	if (!change && change.error().code != Errc::Timeout) {
+	if (!change && !change.error().uncertain()) {
 		forgetTarget(s.target);
 		(void)save();
 	}
@@ -514,7 +515,7 @@ ExecutionReport Executor::execute(const Plan &plan, const VolumeSpec &spec, Owne
 		if (result) {
 			outcome.change = *result;
 		} else {
-			outcome.uncertain = result.error().code == Errc::Timeout;
+			outcome.uncertain = result.error().uncertain();
 			outcome.error = result.error();
 		}
 		if (onDone_)

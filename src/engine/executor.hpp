@@ -18,9 +18,10 @@ struct StepOutcome {
 	Step step;
 	Change change = Change::Unchanged;
 	std::optional<Error> error;
-	bool uncertain = false; /* timed out: it may have happened; the next pass observes first */
-	std::string device;	/* the device it acted on or through; "" when none yet */
-	std::string detail;	/* what it did, for the record: mkfs's command line, fsck's
+	bool uncertain =
+		false; /* it may have happened (Error::uncertain): the next pass observes first */
+	std::string device; /* the device it acted on or through; "" when none yet */
+	std::string detail; /* what it did, for the record: mkfs's command line, fsck's
 				   verdict, a grow's sizes, the path it mounted */
 	std::chrono::microseconds duration{ 0 };
 };

@@ -146,7 +146,8 @@ tl::unexpected<Error> mountFailed(const MountRequest &request, const std::string
 Result<Change> markMount(const UtabEntry &entry)
 {
 	if (auto marked = recordUtabEntry(entry); !marked)
-		return fail(Errc::Timeout, marked.error().message, marked.error().sysErrno);
+		return failUncertain(marked.error().code, marked.error().message,
+				     marked.error().sysErrno);
 	return Change::Changed;
 }
 

@@ -94,7 +94,7 @@ TEST(CephErrors, OtherErrnosKeepTheirText)
 	EXPECT_EQ(io.code, Errc::Io);
 	EXPECT_EQ(io.message, "x: Input/output error");
 	const Error blocklisted = callError(-ESHUTDOWN, "x", Context);
-	EXPECT_EQ(blocklisted.code, Errc::Io);
+	EXPECT_EQ(blocklisted.code, Errc::Blocklisted);
 	EXPECT_TRUE(isConnectionFault(blocklisted));
 	EXPECT_NE(blocklisted.message.find("blocklisted"), std::string::npos);
 }

@@ -33,7 +33,7 @@ Error callError(int ret, const std::string &what, const CallContext &context)
 				 "): check its caps (profile rbd)",
 			 err };
 	case ESHUTDOWN: /* librados' EBLOCKLISTED */
-		return { Errc::Io,
+		return { Errc::Blocklisted,
 			 what + ": the cluster has blocklisted this " + context.client +
 				 " session (" + text + ")",
 			 err };
@@ -51,7 +51,7 @@ Error callError(int ret, const std::string &what, const CallContext &context)
 bool isConnectionFault(const Error &error)
 {
 	return error.code == Errc::Timeout || error.code == Errc::PermissionDenied ||
-	       error.sysErrno == ESHUTDOWN;
+	       error.code == Errc::Blocklisted;
 }
 
 } /* namespace rbdvolume */

@@ -13,7 +13,7 @@ namespace {
 
 TEST(BusErrors, EveryErrorClassHasItsName)
 {
-	const std::array<std::pair<Errc, const char *>, 11> names = { {
+	const std::array<std::pair<Errc, const char *>, 13> names = { {
 		{ Errc::InvalidArgument, "org.rbdvolume1.Error.SpecInvalid" },
 		{ Errc::NotFound, "org.rbdvolume1.Error.NotFound" },
 		{ Errc::Conflict, "org.rbdvolume1.Error.Conflict" },
@@ -24,6 +24,8 @@ TEST(BusErrors, EveryErrorClassHasItsName)
 		{ Errc::Io, "org.rbdvolume1.Error.Failed" },
 		{ Errc::Unreachable, "org.rbdvolume1.Error.Failed" },
 		{ Errc::ShuttingDown, "org.rbdvolume1.Error.ShuttingDown" },
+		{ Errc::Disconnected, "org.rbdvolume1.Error.Failed" },
+		{ Errc::Blocklisted, "org.rbdvolume1.Error.Failed" },
 		{ Errc::Internal, "org.rbdvolume1.Error.Failed" },
 	} };
 	static_assert(names.size() == static_cast<size_t>(Errc::Count));

@@ -19,6 +19,8 @@ namespace {
 
 using bus::errorFromBus;
 using bus::errorFromErrno;
+using bus::isDaemonGone;
+using bus::noReplyWithin;
 
 bool isDaemonUnreachable(const Error &error)
 {
@@ -94,13 +96,17 @@ TEST(BusErrors, OtherErrnosAreFailures)
 	EXPECT_EQ(error.message.rfind("cannot build the call: ", 0), 0U) << error.message;
 }
 
-TEST(BusErrors, NoReplyIsATimeout)
+TEST(BusErrors, NoReplyIsADaemonThatLeftMidCall)
 {
 	const Error error =
 		errorFromBus("org.freedesktop.DBus.Error.NoReply",
 			     "Message recipient disconnected from message bus without replying");
-	EXPECT_EQ(error.code, Errc::Timeout);
+	EXPECT_EQ(error.code, Errc::Disconnected);
+	EXPECT_TRUE(error.uncertain());
+	EXPECT_TRUE(isDaemonGone(error));
 	EXPECT_EQ(exitCodeFor(error), ExitFailure);
+	/* Only a peer that left makes a call worth asking again, not a timeout of its own. */
+	EXPECT_FALSE(isDaemonGone(noReplyWithin(5, "db")));
 }
 
 Result<VerbOptions> parse(const std::vector<std::string_view> &args, unsigned allowed)

@@ -74,7 +74,9 @@ TEST(NodeOps, DaemonErrorsBecomeCsiCodes)
 		{ Errc::PermissionDenied, Code::PermissionDenied },
 		{ Errc::Unreachable, Code::Unavailable },
 		{ Errc::ShuttingDown, Code::Unavailable },
+		{ Errc::Disconnected, Code::Unavailable },
 		{ Errc::Io, Code::Internal },
+		{ Errc::Blocklisted, Code::Internal },
 		{ Errc::Unsupported, Code::Internal },
 	};
 	for (const auto &[errc, code] : cases) {
