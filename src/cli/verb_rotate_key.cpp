@@ -21,6 +21,7 @@
 #include "engine/model.hpp"
 #include "host/crypt_devices.hpp"
 #include "host/key_rotation.hpp"
+#include "journal/fields.hpp"
 #include "journal/log.hpp"
 
 namespace rbdvolume::cli {
@@ -140,16 +141,14 @@ Result<std::string> rotationDevice(const VolumeSpec &spec)
 void record(const VolumeSpec &spec, const std::string &device, RotationStep step,
 	    const std::string &detail)
 {
-	log::Line line;
-	line.message =
-		"volume '" + spec.name + "': rotate-key " + rotationStepName(step) + ": " + detail;
-	line.fields = { { "RBDV_VOLUME", spec.name },
-			{ "RBDV_STEP", std::string("rotate-key-") + rotationStepName(step) },
-			{ "RBDV_IMAGE", spec.image.display() },
-			{ "RBDV_RESULT", "changed" },
-			{ "RBDV_DEVICE", device },
-			{ "RBDV_DETAIL", detail } };
-	log::write(line);
+	log::write(log::volumeLine(
+		log::Level::Info, spec.name,
+		"volume '" + spec.name + "': rotate-key " + rotationStepName(step) + ": " + detail,
+		{ { log::field::Step, std::string("rotate-key-") + rotationStepName(step) },
+		  { log::field::Image, spec.image.display() },
+		  { log::field::StepResult, "changed" },
+		  { log::field::Device, device },
+		  { log::field::Detail, detail } }));
 }
 
 } /* namespace */

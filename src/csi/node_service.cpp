@@ -6,6 +6,7 @@
 
 #include "csi/request_checks.hpp"
 #include "csi/volume_names.hpp"
+#include "journal/fields.hpp"
 #include "journal/log.hpp"
 
 namespace rbdvolume::csi {
@@ -68,14 +69,14 @@ void logOutcome(const char *rpc, const std::string &volumeId, const grpc::Status
 			std::string(rpc) + " " + volumeId + ": " +
 				(status.ok() ? std::string("done")
 					     : "code " + code + ": " + status.error_message()),
-			{ { "RBDV_CSI_RPC", rpc },
-			  { "RBDV_CSI_VOLUME_ID", volumeId },
-			  { "RBDV_CSI_CODE", code },
-			  { "RBDV_RESULT", status.ok() ? "done" : "failed" },
-			  { "RBDV_DURATION_USEC", std::to_string(took.count()) } },
+			{ { log::field::CsiRpc, rpc },
+			  { log::field::CsiVolumeId, volumeId },
+			  { log::field::CsiCode, code },
+			  { log::field::StepResult, status.ok() ? "done" : "failed" },
+			  { log::field::DurationUsec, std::to_string(took.count()) } },
 			{} };
 	if (checkVolumeId(volumeId))
-		line.fields.push_back({ "RBDV_VOLUME", volumeNameFor(volumeId) });
+		line.fields.push_back({ log::field::Volume, volumeNameFor(volumeId) });
 	log::write(line);
 }
 

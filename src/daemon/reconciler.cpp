@@ -47,11 +47,10 @@ Result<void> Reconciler::start(std::function<void()> ready)
 			volume->facts.intent = intent;
 			refresh(name, *volume);
 		} else {
-			log::write({ log::Level::Warning,
-				     std::string("intent '") + intentName(intent) +
-					     "' recorded for '" + name +
-					     "', which has no spec; ignored",
-				     { { "RBDV_VOLUME", name } } });
+			log::write(log::volumeLine(log::Level::Warning, name,
+						   std::string("intent '") + intentName(intent) +
+							   "' recorded for '" + name +
+							   "', which has no spec; ignored"));
 		}
 	}
 	ready_ = std::move(ready);
@@ -123,13 +122,11 @@ void Reconciler::applySpecs(const std::vector<std::string> &changed)
 		facts.specUsable = entry->spec != nullptr;
 		facts.generation++;
 		for (const Diagnostic &problem : entry->problems)
-			log::write(
-				{ log::Level::Err, problem.format(), { { "RBDV_VOLUME", name } } });
+			log::write(log::volumeLine(log::Level::Err, name, problem.format()));
 		if (entry->missing)
-			log::write(
-				{ log::Level::Warning,
-				  entry->file + ": removed; volume '" + name + "' is left as it is",
-				  { { "RBDV_VOLUME", name } } });
+			log::write(log::volumeLine(log::Level::Warning, name,
+						   entry->file + ": removed; volume '" + name +
+							   "' is left as it is"));
 		if (entry->spec != volume.spec) {
 			volume.spec = entry->spec;
 			volume.failures = 0;
@@ -350,19 +347,18 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 	if (outcome.error) {
 		/* A failed step said so itself, with its fields. */
 		if (!outcome.stepFailed)
-			log::write({ log::Level::Err,
-				     "volume '" + name + "': " + outcome.error->message,
-				     { { "RBDV_VOLUME", name } } });
+			log::write(log::volumeLine(log::Level::Err, name,
+						   "volume '" + name +
+							   "': " + outcome.error->message));
 		volume->failures++;
 		scheduleRetry(name, *volume);
 	} else {
 		volume->failures = 0;
 		if (volume->facts.sighting && !volume->facts.sighting->conflicts.empty())
 			failure = conflictsError(volume->facts.sighting->conflicts);
-		log::write({ log::Level::Debug,
-			     "volume '" + name + "': reconciled in " +
-				     std::to_string(outcome.passes) + " pass(es)",
-			     { { "RBDV_VOLUME", name } } });
+		log::write(log::volumeLine(log::Level::Debug, name,
+					   "volume '" + name + "': reconciled in " +
+						   std::to_string(outcome.passes) + " pass(es)"));
 	}
 	answer(*volume, volume->episodesStarted, failure ? &*failure : nullptr);
 	refresh(name, *volume);
@@ -425,10 +421,9 @@ void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,
 		    volume->episodesFinished != epochs[entry.name])
 			continue;
 		if (!entry.sighting) {
-			log::write({ log::Level::Warning,
-				     "cannot observe volume '" + entry.name +
-					     "': " + entry.sighting.error().message,
-				     { { "RBDV_VOLUME", entry.name } } });
+			log::write(log::volumeLine(log::Level::Warning, entry.name,
+						   "cannot observe volume '" + entry.name +
+							   "': " + entry.sighting.error().message));
 			continue;
 		}
 		volume->facts.sighting = std::move(*entry.sighting);

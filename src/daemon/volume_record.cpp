@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "journal/fields.hpp"
 #include "journal/message_ids.hpp"
 
 namespace rbdvolume::daemon {
@@ -44,10 +45,10 @@ std::string joined(const std::vector<std::string> &items)
 
 std::vector<log::Field> fieldsOf(const VolumeStatus &status)
 {
-	std::vector<log::Field> fields = { { "RBDV_VOLUME", status.name },
-					   { "RBDV_PHASE", bus::phaseName(status.phase) } };
+	std::vector<log::Field> fields = { { log::field::Volume, status.name },
+					   { log::field::Phase, bus::phaseName(status.phase) } };
 	if (!status.device.empty())
-		fields.push_back({ "RBDV_DEVICE", status.device });
+		fields.push_back({ log::field::Device, status.device });
 	return fields;
 }
 
@@ -67,7 +68,7 @@ std::vector<log::Line> VolumeRecord::changed(const VolumeStatus &before, const V
 		    shown(before.conditions, condition))
 			continue;
 		auto fields = fieldsOf(after);
-		fields.push_back({ "RBDV_CONDITION", condition.type });
+		fields.push_back({ log::field::Condition, condition.type });
 		lines.push_back({ log::Level::Warning,
 				  "volume '" + after.name + "': " + condition.type + ": " +
 					  condition.message,

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "journal/fields.hpp"
 #include "journal/message_ids.hpp"
 
 namespace rbdvolume {
@@ -115,17 +116,17 @@ log::Line stepLine(const VolumeSpec &spec, const StepOutcome &outcome)
 			     : changed	       ? "changed"
 					       : "unchanged";
 	line.fields = {
-		{ "RBDV_VOLUME", spec.name },
-		{ "RBDV_STEP", step },
-		{ "RBDV_IMAGE", spec.image.display() },
-		{ "RBDV_DRIVER", driverOfDevice(outcome.device, spec.map.driver) },
-		{ "RBDV_RESULT", result },
-		{ "RBDV_DURATION_USEC", std::to_string(outcome.duration.count()) },
+		{ log::field::Volume, spec.name },
+		{ log::field::Step, step },
+		{ log::field::Image, spec.image.display() },
+		{ log::field::Driver, driverOfDevice(outcome.device, spec.map.driver) },
+		{ log::field::StepResult, result },
+		{ log::field::DurationUsec, std::to_string(outcome.duration.count()) },
 	};
 	if (!outcome.device.empty())
-		line.fields.push_back({ "RBDV_DEVICE", outcome.device });
+		line.fields.push_back({ log::field::Device, outcome.device });
 	if (!outcome.detail.empty())
-		line.fields.push_back({ "RBDV_DETAIL", outcome.detail });
+		line.fields.push_back({ log::field::Detail, outcome.detail });
 	return line;
 }
 
@@ -160,14 +161,12 @@ std::optional<log::Line> ownershipLine(const VolumeSpec &spec, const Ownership &
 	std::string text;
 	for (const std::string &change : changes)
 		text += (text.empty() ? "" : "; ") + change;
-	return log::Line{ log::Level::Info,
-			  "volume '" + spec.name + "': ownership record: " + text +
-				  " (as the host shows it)",
-			  { { "RBDV_VOLUME", spec.name },
-			    { "RBDV_STEP", "record" },
-			    { "RBDV_RESULT", "changed" },
-			    { "RBDV_DETAIL", text } },
-			  {} };
+	return log::volumeLine(log::Level::Info, spec.name,
+			       "volume '" + spec.name + "': ownership record: " + text +
+				       " (as the host shows it)",
+			       { { log::field::Step, "record" },
+				 { log::field::StepResult, "changed" },
+				 { log::field::Detail, text } });
 }
 
 } /* namespace rbdvolume */

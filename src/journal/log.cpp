@@ -11,6 +11,8 @@
 
 #include <systemd/sd-journal.h>
 
+#include "journal/fields.hpp"
+
 namespace rbdvolume::log {
 
 namespace {
@@ -125,6 +127,13 @@ void write(const Line &line, CodePlace where)
 		sendToJournal(line, where);
 	else
 		std::fprintf(stderr, "%s\n", consoleText(line).c_str());
+}
+
+Line volumeLine(Level level, const std::string &name, std::string message,
+		std::vector<Field> fields)
+{
+	fields.insert(fields.begin(), Field{ field::Volume, name });
+	return { level, std::move(message), std::move(fields), {} };
 }
 
 void info(std::string message, CodePlace where)

@@ -72,6 +72,13 @@ struct CodePlace {
  */
 void write(const Line &line, CodePlace where = CodePlace::here());
 
+/*
+ * A line about volume `name`, as systemd's log_unit_struct() is about a
+ * unit: RBDV_VOLUME=name first, then `fields`.
+ */
+Line volumeLine(Level level, const std::string &name, std::string message,
+		std::vector<Field> fields = {});
+
 /* Shorthands for a line without fields. */
 void info(std::string message, CodePlace where = CodePlace::here());
 void warning(std::string message, CodePlace where = CodePlace::here());
