@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "csi/identity_service.hpp"
 
-#include <cstdio>
+#include "journal/log.hpp"
 
 namespace rbdvolume::csi {
 
@@ -36,8 +36,7 @@ grpc::Status IdentityService::Probe(grpc::ServerContext * /*context*/,
 {
 	auto answered = control_.ping();
 	if (!answered)
-		std::fprintf(stderr, "<4>probe: rbd-volumed does not answer: %s\n",
-			     answered.error().message.c_str());
+		log::warning("probe: rbd-volumed does not answer: " + answered.error().message);
 	response->mutable_ready()->set_value(answered.has_value());
 	return grpc::Status::OK;
 }

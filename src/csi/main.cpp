@@ -42,7 +42,7 @@ bool prepareEndpoint(const std::string &path)
 	std::error_code ec;
 	std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
 	if (auto ready = shim::prepareSocket(path); !ready) {
-		std::fprintf(stderr, "<3>%s: %s\n", path.c_str(), ready.error().message.c_str());
+		rbdvolume::log::error(path + ": " + ready.error().message);
 		return false;
 	}
 	return true;
@@ -52,11 +52,11 @@ void checkClusterMap(const std::string &path)
 {
 	const ClusterMapOutcome map = shim::loadClusterMap(path);
 	for (const Diagnostic &problem : map.diagnostics)
-		std::fprintf(stderr, "<4>%s (NodeStageVolume fails until it is fixed)\n",
-			     problem.format().c_str());
+		rbdvolume::log::warning(problem.format() +
+					" (NodeStageVolume fails until it is fixed)");
 	if (map.ok())
-		std::fprintf(stderr, "<6>cluster map %s: %zu cluster(s)\n", path.c_str(),
-			     map.map.clusters.size());
+		rbdvolume::log::info("cluster map " + path + ": " +
+				     std::to_string(map.map.clusters.size()) + " cluster(s)");
 }
 
 int serve(const shim::ShimSettings &settings)
@@ -67,7 +67,7 @@ int serve(const shim::ShimSettings &settings)
 
 	auto control = shim::BusVolumeControl::start();
 	if (!control) {
-		std::fprintf(stderr, "<3>%s\n", control.error().message.c_str());
+		rbdvolume::log::error(control.error().message);
 		return ExitConfig;
 	}
 	shim::IdentityService identity(settings.driverName, !settings.topology.empty(), **control);
@@ -78,7 +78,7 @@ int serve(const shim::ShimSettings &settings)
 	builder.RegisterService(&node);
 	const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
 	if (!server) {
-		std::fprintf(stderr, "<3>cannot listen on %s\n", settings.endpoint.c_str());
+		rbdvolume::log::error("cannot listen on " + settings.endpoint);
 		return ExitConfig;
 	}
 
@@ -87,18 +87,17 @@ int serve(const shim::ShimSettings &settings)
 		auto started = shim::RegistrationServer::start(
 			settings.registrationDir, { settings.driverName, settings.endpoint });
 		if (!started) {
-			std::fprintf(stderr, "<3>kubelet registration: %s\n",
-				     started.error().message.c_str());
+			rbdvolume::log::error("kubelet registration: " + started.error().message);
 			server->Shutdown();
 			return ExitConfig;
 		}
 		registration = std::move(*started);
 	}
 
-	std::fprintf(stderr, "<6>rbd-volume-csi %s: %s on %s, node %s%s%s\n", RBDV_VERSION,
-		     settings.driverName.c_str(), settings.endpoint.c_str(),
-		     settings.nodeId.c_str(), registration ? ", registration at " : "",
-		     registration ? registration->socketPath().c_str() : "");
+	rbdvolume::log::info(
+		std::string("rbd-volume-csi ") + RBDV_VERSION + ": " + settings.driverName +
+		" on " + settings.endpoint + ", node " + settings.nodeId +
+		(registration ? ", registration at " + registration->socketPath() : ""));
 	(void)sd_notify(0, "READY=1");
 
 	/* Signals were blocked in main(): this thread takes them, the gRPC threads never do. */
@@ -110,7 +109,7 @@ int serve(const shim::ShimSettings &settings)
 		int signal = 0;
 		sigwait(&stop, &signal);
 		(void)sd_notify(0, "STOPPING=1");
-		std::fprintf(stderr, "<6>stopping on signal %d\n", signal);
+		rbdvolume::log::info("stopping on signal " + std::to_string(signal));
 		/* kubelet sees the plugin go before its CSI socket does. */
 		if (registration)
 			registration->shutdown();
@@ -148,7 +147,6 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-	rbdvolume::log::setLevel(settings->debug ? rbdvolume::log::Level::Debug
-						 : rbdvolume::log::Level::Info);
+	rbdvolume::log::setLevel(settings->logLevel);
 	return serve(*settings);
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 #include "csi/stage_spec.hpp"
 #include "csi/volume_names.hpp"
 #include "host/fs_util.hpp"
+#include "journal/log.hpp"
 
 namespace rbdvolume::csi {
 
@@ -89,8 +89,7 @@ void removeLeftover(const std::string &path)
 		return;
 	const int done = S_ISDIR(st.st_mode) ? rmdir(path.c_str()) : unlink(path.c_str());
 	if (done < 0 && errno != ENOENT)
-		std::fprintf(stderr, "<4>%s: left in place: %s\n", path.c_str(),
-			     errnoText(errno).c_str());
+		log::warning(path + ": left in place: " + errnoText(errno));
 }
 
 bool isTarget(const VolumeSpec &spec, const std::string &path)
@@ -198,11 +197,8 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 	auto spec = stageSpec(name, stageRequest, clusters.map, stageSettings, ignored);
 	if (!spec)
 		return fromError(spec.error());
-	if (settings_.debug) {
-		for (const std::string &line : ignored)
-			std::fprintf(stderr, "<7>NodeStageVolume %s: %s\n", id.c_str(),
-				     line.c_str());
-	}
+	for (const std::string &line : ignored)
+		log::write({ log::Level::Debug, "NodeStageVolume " + id + ": " + line, {}, {} });
 
 	auto staged = files_.readSpec(name);
 	if (!staged)
@@ -265,9 +261,8 @@ OpStatus NodeOps::unstage(const UnstageArgs &request, Deadline deadline)
 		return fromError(staged.error());
 	if (*staged && (*staged)->staging.path != staging &&
 	    (*staged)->staging.path != stagingPathFor(staging, true)) {
-		std::fprintf(stderr,
-			     "<4>NodeUnstageVolume %s: staged at %s, not at %s: left alone\n",
-			     id.c_str(), (*staged)->staging.path.c_str(), staging.c_str());
+		log::warning("NodeUnstageVolume " + id + ": staged at " + (*staged)->staging.path +
+			     ", not at " + staging + ": left alone");
 		return {};
 	}
 	if (*staged) {
@@ -389,9 +384,8 @@ OpStatus NodeOps::unpublish(const UnpublishArgs &request, Deadline deadline)
 		if (!up && isMountPoint(target))
 			return fromError(up.error());
 		if (!up)
-			std::fprintf(stderr,
-				     "<4>NodeUnpublishVolume %s: %s unmounted; the volume: %s\n",
-				     id.c_str(), target.c_str(), up.error().message.c_str());
+			log::warning("NodeUnpublishVolume " + id + ": " + target +
+				     " unmounted; the volume: " + up.error().message);
 	}
 	if (isMountPoint(target))
 		return withStatus(Code::Internal,

@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -16,6 +15,7 @@
 
 #include "common/errno_text.hpp"
 #include "common/unique_fd.hpp"
+#include "journal/log.hpp"
 
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
@@ -121,11 +121,10 @@ grpc::Status RegistrationService::NotifyRegistrationStatus(
 {
 	RegistrationOutcome outcome{ request->plugin_registered(), request->error() };
 	if (outcome.registered)
-		std::fprintf(stderr, "<6>%s: registered with kubelet\n", info_.driverName.c_str());
+		log::info(info_.driverName + ": registered with kubelet");
 	else
-		std::fprintf(stderr, "<3>%s: kubelet refused the registration: %s\n",
-			     info_.driverName.c_str(),
-			     outcome.error.empty() ? "(no reason given)" : outcome.error.c_str());
+		log::error(info_.driverName + ": kubelet refused the registration: " +
+			   (outcome.error.empty() ? "(no reason given)" : outcome.error));
 	const std::scoped_lock lock(mutex_);
 	outcome_ = std::move(outcome);
 	return grpc::Status::OK;

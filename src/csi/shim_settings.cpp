@@ -155,7 +155,7 @@ const std::map<std::string, Setter> &setters()
 				  return fail(Errc::InvalidArgument,
 					      "--log-level: expected info or debug, found '" + v +
 						      "'");
-			  s.debug = v == "debug";
+			  s.logLevel = v == "debug" ? log::Level::Debug : log::Level::Info;
 			  return {};
 		  } },
 	};

@@ -12,6 +12,7 @@
 #include "common/paths.hpp"
 #include "common/result.hpp"
 #include "config/volume_spec.hpp"
+#include "journal/levels.hpp"
 
 namespace rbdvolume::csi {
 
@@ -25,8 +26,8 @@ struct ShimSettings {
 	std::string registrationDir = "/var/lib/kubelet/plugins_registry"; /* "": no registration */
 	std::optional<Driver> forcedDriver;
 	std::map<std::string, std::string> topology;
-	int64_t maxVolumes = 0; /* 0: no limit advertised */
-	bool debug = false;
+	int64_t maxVolumes = 0;			/* 0: no limit advertised */
+	log::Level logLevel = log::Level::Info; /* info, or debug */
 	std::string runtimeDir{ paths::RuntimeDir };
 	/* The longest one call waits for the daemon: inside kubelet's 2-minute deadline. */
 	std::chrono::seconds maxWait{ 100 };

@@ -41,7 +41,7 @@ TEST(ShimSettings, EveryFlagBothSpellings)
 		  (std::map<std::string, std::string>{ { "rack", "r1" }, { "zone", "a" } }));
 	EXPECT_EQ(settings->maxVolumes, 10);
 	EXPECT_EQ(settings->maxWait, std::chrono::seconds(30));
-	EXPECT_TRUE(settings->debug);
+	EXPECT_EQ(settings->logLevel, log::Level::Debug);
 	EXPECT_EQ(settings->runtimeDir, "/tmp/x");
 }
 
