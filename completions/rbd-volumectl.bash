@@ -71,7 +71,8 @@ _rbd_volumectl()
 	up | down) options="--no-wait --timeout --progress --verbose" ;;
 	reconcile) options="--timeout --progress --verbose" ;;
 	reload) options="--timeout --verbose" ;;
-	list | status) options="--json" ;;
+	list) options="--json --no-legend" ;;
+	status) options="--json" ;;
 	is-up) options="--quiet" ;;
 	plan) options="--spec --intent --config" ;;
 	check) options="--config --json" ;;

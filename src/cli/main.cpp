@@ -33,7 +33,7 @@ constexpr std::array<Verb, 11> Verbs = { {
 	  "Print Ceph's rbdmap (default /etc/ceph/rbdmap) and its fstab lines as specs",
 	  "rbd-volumectl import-rbdmap --write", verbImportRbdmap },
 	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase",
-	  "rbd-volumectl list --json", verbList },
+	  "rbd-volumectl list --no-legend | cut -d' ' -f1", verbList },
 	{ "status", "[NAME...]", "Show every property of the volumes named, or of all",
 	  "rbd-volumectl status db", verbStatus },
 	{ "is-up", "NAME...", "Exit 0 when every volume named is up; print each phase",
@@ -58,8 +58,9 @@ struct Option {
 	std::string_view text;
 };
 
-constexpr std::array<Option, 14> Options = { {
+constexpr std::array<Option, 15> Options = { {
 	{ "--json", "check, list, status", "print JSON (docs/cli.md has the schema)" },
+	{ "--no-legend", "list", "print the rows without the header line" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",
 	  "stop waiting after SECONDS\n(0, the default: wait as long as it takes)" },

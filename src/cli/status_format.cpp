@@ -168,7 +168,7 @@ void appendJsonVolume(std::string &out, const VolumeProperties &volume)
 
 } /* namespace */
 
-std::string formatVolumeTable(std::span<const VolumeSummary> volumes)
+std::string formatVolumeTable(std::span<const VolumeSummary> volumes, bool legend)
 {
 	const std::array<std::string, 3> header = { "NAME", "INTENT", "PHASE" };
 	std::vector<std::array<std::string, 3>> rows;
@@ -189,7 +189,8 @@ std::string formatVolumeTable(std::span<const VolumeSummary> volumes)
 		out += row[2];
 		out += '\n';
 	};
-	appendRow(header);
+	if (legend)
+		appendRow(header);
 	for (const auto &row : rows)
 		appendRow(row);
 	return out;

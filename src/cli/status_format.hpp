@@ -12,8 +12,12 @@ namespace rbdvolume::cli {
 using bus::VolumeProperties;
 using bus::VolumeSummary;
 
-/* `list`: a header NAME INTENT PHASE and one row per volume, in the given order. */
-std::string formatVolumeTable(std::span<const VolumeSummary> volumes);
+/*
+ * `list`: a header NAME INTENT PHASE (unless `legend` is false: --no-legend)
+ * and one row per volume, in the given order; each column as wide as the
+ * header and the rows need, whether the header is printed or not.
+ */
+std::string formatVolumeTable(std::span<const VolumeSummary> volumes, bool legend = true);
 
 /* `list --json`: {"volumes":[{"name":..,"intent":..,"phase":..}]} and a newline. */
 std::string formatVolumeListJson(std::span<const VolumeSummary> volumes);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `rbd-volumectl list [--json]`: every volume rbd-volumed knows, its intent and phase. */
+/* `rbd-volumectl list [--json] [--no-legend]`: every volume rbd-volumed knows, its intent and phase. */
 #include <cstdio>
 
 #include "bus/client.hpp"
@@ -12,11 +12,12 @@ namespace rbdvolume::cli {
 
 int verbList(std::span<const std::string_view> args)
 {
-	const auto options = parseVerbOptions(args, OptionJson);
+	constexpr std::string_view Synopsis = "[--json] [--no-legend]";
+	const auto options = parseVerbOptions(args, OptionJson | OptionNoLegend);
 	if (!options)
-		return usageError("list", options.error().message, "[--json]");
+		return usageError("list", options.error().message, Synopsis);
 	if (!options->operands.empty())
-		return usageError("list", "takes no arguments", "[--json]");
+		return usageError("list", "takes no arguments", Synopsis);
 
 	auto bus = bus::Client::open();
 	auto volumes =
@@ -24,8 +25,8 @@ int verbList(std::span<const std::string_view> args)
 		    : Result<std::vector<bus::VolumeSummary>>(tl::make_unexpected(bus.error()));
 	if (!volumes)
 		return reportFailure("list", volumes.error());
-	const std::string text =
-		options->json ? formatVolumeListJson(*volumes) : formatVolumeTable(*volumes);
+	const std::string text = options->json ? formatVolumeListJson(*volumes)
+					       : formatVolumeTable(*volumes, options->legend);
 	std::fputs(text.c_str(), stdout);
 	return ExitOk;
 }

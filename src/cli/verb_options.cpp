@@ -24,8 +24,9 @@ struct FlagOption {
 	VerbOption option;
 };
 
-constexpr std::array<FlagOption, 7> Flags = { {
+constexpr std::array<FlagOption, 8> Flags = { {
 	{ "--json", OptionJson },
+	{ "--no-legend", OptionNoLegend },
 	{ "--no-wait", OptionNoWait },
 	{ "--progress", OptionProgress },
 	{ "--verbose", OptionVerbose },
@@ -72,6 +73,9 @@ void setFlag(VerbOptions &options, VerbOption option)
 		break;
 	case OptionQuiet:
 		options.quiet = true;
+		break;
+	case OptionNoLegend:
+		options.legend = false;
 		break;
 	case OptionTimeout:
 		break;

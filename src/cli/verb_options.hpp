@@ -21,6 +21,7 @@ enum VerbOption : unsigned {
 	OptionProgress = 1U << 3, /* --progress */
 	OptionVerbose = 1U << 4,  /* -v, --verbose */
 	OptionQuiet = 1U << 5,	  /* -q, --quiet */
+	OptionNoLegend = 1U << 6, /* --no-legend */
 };
 
 struct VerbOptions {
@@ -30,6 +31,7 @@ struct VerbOptions {
 	bool progress = false;
 	bool verbose = false;
 	bool quiet = false;
+	bool legend = true;	     /* a table's header line */
 	uint64_t timeoutSeconds = 0; /* 0: wait as long as it takes */
 };
 

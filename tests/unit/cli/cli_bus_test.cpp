@@ -104,6 +104,21 @@ TEST_F(CliBus, ListIsATableSortedByName)
 	EXPECT_EQ(result.err, "");
 }
 
+TEST_F(CliBus, ListNoLegendPrintsTheRowsOnly)
+{
+	for (const auto &args : { std::vector<std::string>{ "list", "--no-legend" },
+				  std::vector<std::string>{ "--no-legend", "list" } }) {
+		const CtlResult result = ctl(args);
+		EXPECT_EQ(result.exitCode, 0) << result.err;
+		EXPECT_EQ(result.out, "archive.2020  -       invalid\n"
+				      "db            up      up\n"
+				      "logs          down    failed\n")
+			<< args.front();
+	}
+	/* Only list has a legend to drop. */
+	EXPECT_EQ(ctl({ "status", "--no-legend" }).exitCode, 2);
+}
+
 TEST_F(CliBus, ListJson)
 {
 	const CtlResult result = ctl({ "list", "--json" });

@@ -67,6 +67,14 @@ TEST(ListTable, ColumnsLineUpAndAnUnsetIntentIsADash)
 						  "logs          down    failed\n");
 }
 
+TEST(ListTable, NoLegendKeepsTheRowsAndTheirColumns)
+{
+	EXPECT_EQ(formatVolumeTable(summaries(), false), "archive.2020  -       invalid\n"
+							 "db            up      up\n"
+							 "logs          down    failed\n");
+	EXPECT_EQ(formatVolumeTable({}, false), "");
+}
+
 TEST(ListTable, WidthsCountCharactersNotBytes)
 {
 	const std::vector<VolumeSummary> volumes = { { "données", "up", bus::Phase::Up, "/x" },
