@@ -74,7 +74,7 @@ _rbd_volumectl()
 	list) options="--json --no-legend" ;;
 	status) options="--json" ;;
 	is-up) options="--quiet" ;;
-	plan) options="--spec --intent --config" ;;
+	plan) options="--spec --intent --config --json" ;;
 	check) options="--config --json" ;;
 	import-rbdmap) options="--write --fstab --dir" ;;
 	rotate-key) options="--new-keyfile" ;;

@@ -23,7 +23,7 @@ int exitCodeFor(const Error &error)
 	}
 }
 
-int reportFailure(std::string_view subject, const Error &error)
+int reportFailure(std::string_view subject, const Error &error, bool json)
 {
 	/* A message may have several lines (SpecInvalid lists every problem); nothing else. */
 	std::string message = terminalSafe(error.message, true);
@@ -31,7 +31,12 @@ int reportFailure(std::string_view subject, const Error &error)
 		message.pop_back();
 	std::fprintf(stderr, "rbd-volumectl: %s: %s\n", terminalSafe(subject).c_str(),
 		     message.c_str());
-	return exitCodeFor(error);
+	const int code = exitCodeFor(error);
+	if (json)
+		std::printf("{\"error\":{\"class\":%s,\"message\":%s,\"exit\":%d}}\n",
+			    jsonQuote(errcName(error.code)).c_str(),
+			    jsonQuote(error.message).c_str(), code);
+	return code;
 }
 
 } /* namespace rbdvolume::cli */

@@ -17,8 +17,10 @@ int exitCodeFor(const Error &error);
 
 /*
  * Prints "rbd-volumectl: SUBJECT: MESSAGE" on stderr (control characters but
- * line breaks escaped); returns exitCodeFor(error).
+ * line breaks escaped); with `json`, also one line on stdout for a script,
+ * {"error":{"class":"not-found","message":..,"exit":5}} (the class is
+ * errcName's). Returns exitCodeFor(error).
  */
-int reportFailure(std::string_view subject, const Error &error);
+int reportFailure(std::string_view subject, const Error &error, bool json = false);
 
 } /* namespace rbdvolume::cli */

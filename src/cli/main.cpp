@@ -59,7 +59,7 @@ struct Option {
 };
 
 constexpr std::array<Option, 15> Options = { {
-	{ "--json", "check, list, status", "print JSON (docs/cli.md has the schema)" },
+	{ "--json", "check, plan, list, status", "print JSON (docs/cli.md has the schema)" },
 	{ "--no-legend", "list", "print the rows without the header line" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",

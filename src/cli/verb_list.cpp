@@ -24,7 +24,7 @@ int verbList(std::span<const std::string_view> args)
 		bus ? bus->listVolumes()
 		    : Result<std::vector<bus::VolumeSummary>>(tl::make_unexpected(bus.error()));
 	if (!volumes)
-		return reportFailure("list", volumes.error());
+		return reportFailure("list", volumes.error(), options->json);
 	const std::string text = options->json ? formatVolumeListJson(*volumes)
 					       : formatVolumeTable(*volumes, options->legend);
 	std::fputs(text.c_str(), stdout);

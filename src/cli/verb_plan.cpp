@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `rbd-volumectl plan NAME | --spec FILE [--config FILE]`: the dry run against this host; changes nothing. */
+/* `rbd-volumectl plan NAME | --spec FILE [--config FILE] [--json]`: the dry run against this host; changes nothing. */
 #include <cstdio>
 #include <optional>
 #include <string>
 
 #include "cli/daemon_rules.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/plan_json.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "common/paths.hpp"
@@ -25,11 +26,13 @@ struct PlanArgs {
 	std::string specFile;
 	std::string configFile; /* the daemon's settings; "" for its default */
 	std::optional<Intent> intent;
+	bool json = false;
 };
 
 int usage(const std::string &problem)
 {
-	return usageError("plan", problem, "NAME | --spec FILE [--intent up|down] [--config FILE]");
+	return usageError("plan", problem,
+			  "NAME | --spec FILE [--intent up|down] [--config FILE] [--json]");
 }
 
 std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::string &problem)
@@ -42,7 +45,9 @@ std::optional<PlanArgs> parse(std::span<const std::string_view> args, std::strin
 			problem = std::string(arg) + " needs a value";
 			return std::nullopt;
 		}
-		if (arg == "--spec") {
+		if (arg == "--json") {
+			parsed.json = true;
+		} else if (arg == "--spec") {
 			parsed.specFile = args[++i];
 		} else if (arg == "--config") {
 			parsed.configFile = args[++i];
@@ -92,24 +97,27 @@ int verbPlan(std::span<const std::string_view> args)
 		if (!located && located.error().code == Errc::InvalidArgument)
 			return usage(located.error().message); /* not a volume name */
 		if (!located) /* no spec of that name: exit 5, as the bus verbs' */
-			return reportFailure("plan " + parsed->name, located.error());
+			return reportFailure("plan " + parsed->name, located.error(), parsed->json);
 		file = *located;
 	}
 	/* What the daemon would refuse has no plan: its settings' rules apply too. */
 	const DaemonRules rules = loadDaemonRules(parsed->configFile);
 	for (const Diagnostic &diagnostic : rules.problems)
 		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
-	if (!rules.ok()) {
-		std::fprintf(stderr,
-			     "rbd-volumectl: plan: %s is invalid: rbd-volumed would not start\n",
-			     rules.file.c_str());
-		return ExitFailure;
-	}
+	if (!rules.ok())
+		return reportFailure("plan",
+				     Error{ Errc::InvalidArgument,
+					    rules.file + " is invalid: rbd-volumed would not start",
+					    0 },
+				     parsed->json);
 	const SpecOutcome outcome = loadSpecAsDaemon(file, rules);
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		std::fprintf(stderr, "%s\n", diagnostic.format().c_str());
 	if (!outcome.ok())
-		return ExitFailure;
+		return reportFailure("plan",
+				     Error{ Errc::InvalidArgument,
+					    file + " is invalid: the problems are above", 0 },
+				     parsed->json);
 	const VolumeSpec &spec = outcome.spec;
 
 	DryRunHost dryRun{ std::string(paths::OwnershipDir), SystemRoots{} };
@@ -118,12 +126,15 @@ int verbPlan(std::span<const std::string_view> args)
 	const Intent intent = parsed->intent.value_or(recordedIntent(spec.name));
 	auto pass = snapshot ? planPass(host, *snapshot, DesiredVolume{ spec, intent })
 			     : Result<PassOutcome>(tl::make_unexpected(snapshot.error()));
-	if (!pass) {
-		std::fprintf(stderr, "rbd-volumectl: plan %s: cannot observe the host: %s\n",
-			     spec.name.c_str(), pass.error().message.c_str());
-		return ExitFailure;
-	}
-	std::fputs(formatPlan(pass->plan, spec).c_str(), stdout);
+	if (!pass) /* exit 1, whatever kept the host from being read */
+		return reportFailure("plan " + spec.name,
+				     Error{ Errc::Io,
+					    "cannot observe the host: " + pass.error().message,
+					    pass.error().sysErrno },
+				     parsed->json);
+	const std::string text =
+		parsed->json ? formatPlanJson(pass->plan, spec) : formatPlan(pass->plan, spec);
+	std::fputs(text.c_str(), stdout);
 	return ExitOk;
 }
 

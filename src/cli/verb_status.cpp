@@ -56,17 +56,17 @@ int verbStatus(std::span<const std::string_view> args)
 
 	auto bus = bus::Client::open();
 	if (!bus)
-		return reportFailure("status", bus.error());
+		return reportFailure("status", bus.error(), options->json);
 	auto views =
 		names->empty() ? everyVolume(*bus) : Result<std::vector<bus::VolumeProperties>>();
 	if (!views)
-		return reportFailure("status", views.error());
+		return reportFailure("status", views.error(), options->json);
 	/* The volumes named, in that order: a name the daemon does not know fails the
 	 * call (exit 5) before anything is printed. */
 	for (const std::string &name : *names) {
 		auto view = oneVolume(*bus, name);
 		if (!view)
-			return reportFailure("status " + name, view.error());
+			return reportFailure("status " + name, view.error(), options->json);
 		views->push_back(std::move(*view));
 	}
 	const std::string text =

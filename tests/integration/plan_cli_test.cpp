@@ -100,6 +100,39 @@ TEST_F(PlanCli, SeesForeignMountsAndOurMountsOnTheRealHost)
 	ASSERT_GE(converge(volume, Intent::Down), 1);
 }
 
+TEST_F(PlanCli, JsonHasEachStepByNameAndEachFailure)
+{
+	const std::string file = writeSpec("js");
+	Ran ran = volumectl({ "plan", "--spec", file, "--config", settings(), "--json" });
+	EXPECT_EQ(ran.status, 0) << ran.err;
+	EXPECT_TRUE(
+		ran.out.starts_with("{\"volume\":\"js\",\"intent\":\"up\",\"steps\":["
+				    "{\"step\":\"ensure-image\",\"text\":\"ensure-image rbd/js"))
+		<< ran.out;
+	EXPECT_NE(ran.out.find("{\"step\":\"publish\",\"text\":\"publish " + dir_ +
+			       "/staging/js on " + dir_ + "/a (rw)\"}],\"conflicts\":[]}\n"),
+		  std::string::npos)
+		<< ran.out;
+
+	/* A failure: the message-form line on stderr, its JSON on stdout. */
+	ran = volumectl({ "--json", "plan", "no_such_volume" });
+	EXPECT_EQ(ran.status, 5);
+	EXPECT_TRUE(ran.out.starts_with("{\"error\":{\"class\":\"not-found\",\"message\":"
+					"\"no spec for volume 'no_such_volume'"))
+		<< ran.out;
+	EXPECT_TRUE(ran.out.ends_with(",\"exit\":5}}\n")) << ran.out;
+	EXPECT_TRUE(ran.err.starts_with("rbd-volumectl: plan no_such_volume: ")) << ran.err;
+
+	const std::string bad = dir_ + "/bad.toml";
+	std::ofstream(bad) << "[image]\npool = \"rbd\"\n";
+	ran = volumectl({ "plan", "--spec", bad, "--json" });
+	EXPECT_EQ(ran.status, 1);
+	EXPECT_EQ(ran.out, "{\"error\":{\"class\":\"invalid-argument\",\"message\":\"" + bad +
+				   " is invalid: the problems are above\",\"exit\":1}}\n");
+	EXPECT_NE(ran.err.find(bad + ":1:1: image.name: missing required key"), std::string::npos)
+		<< ran.err;
+}
+
 /* What the daemon would refuse has no plan: its allowed-mount-roots apply. */
 TEST_F(PlanCli, TheDaemonsMountRootsApply)
 {

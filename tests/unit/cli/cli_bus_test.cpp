@@ -542,6 +542,16 @@ TEST_F(CliBus, UnknownVolumeIsExitFive)
 	}
 }
 
+/* With --json a failure is one JSON line on stdout too, the message-form line on stderr. */
+TEST_F(CliBus, AFailureUnderJsonIsOneJsonLine)
+{
+	const CtlResult result = ctl({ "status", "db", "nope", "--json" });
+	EXPECT_EQ(result.exitCode, 5) << result.err;
+	EXPECT_EQ(result.out, "{\"error\":{\"class\":\"not-found\",\"message\":"
+			      "\"no volume named 'nope'\",\"exit\":5}}\n");
+	EXPECT_EQ(result.err, "rbd-volumectl: status nope: no volume named 'nope'\n");
+}
+
 TEST_F(CliBus, AccessDeniedIsExitFour)
 {
 	daemon().plan("Down", "db",
