@@ -629,6 +629,7 @@ Result<Ownership> FakeWorld::load(const std::string &volume)
 
 Result<void> FakeWorld::save(const std::string &volume, const Ownership &record)
 {
+	logAtSaves_.push_back(log_.size());
 	if (fault(FakeOp::Save))
 		return faultError(FakeOp::Save);
 	if (record.empty())

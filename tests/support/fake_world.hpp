@@ -125,6 +125,8 @@ public:
 	const std::vector<FakeMount> &mounts() const { return mounts_; }
 	const std::vector<FakeMapping> &mappings() const { return mappings_; }
 	const std::vector<std::string> &log() const { return log_; }
+	/* log().size() at each call of save, in order: what changed before each. */
+	const std::vector<size_t> &logAtSaves() const { return logAtSaves_; }
 	const std::vector<std::string> &violations() const { return violations_; }
 	/* What the last format was told the device held. */
 	std::optional<DeviceContents> lastFormatContents() const { return lastFormatContents_; }
@@ -212,6 +214,7 @@ private:
 	Fault current_{};
 	unsigned nextDevice_ = 0;
 	std::vector<std::string> log_;
+	std::vector<size_t> logAtSaves_;
 	std::vector<std::string> violations_;
 	std::optional<DeviceContents> lastFormatContents_;
 };
