@@ -197,8 +197,13 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 	auto spec = stageSpec(name, stageRequest, clusters.map, stageSettings, ignored);
 	if (!spec)
 		return fromError(spec.error());
-	for (const std::string &line : ignored)
-		log::write({ log::Level::Debug, "NodeStageVolume " + id + ": " + line, {}, {} });
+	if (log::enabled(log::Level::Debug)) {
+		for (const std::string &line : ignored)
+			log::write({ log::Level::Debug,
+				     "NodeStageVolume " + id + ": " + line,
+				     {},
+				     {} });
+	}
 
 	auto staged = files_.readSpec(name);
 	if (!staged)
