@@ -85,6 +85,7 @@ void appendBlock(std::string &out, const VolumeProperties &volume)
 	appendField(out, "device", shown(volume.device));
 	appendField(out, "staging path", shown(volume.stagingPath));
 	std::vector<std::string> targets;
+	targets.reserve(volume.publishTargets.size());
 	for (const std::string &target : volume.publishTargets)
 		targets.push_back(shown(target));
 	appendList(out, "targets", targets);
@@ -93,6 +94,7 @@ void appendBlock(std::string &out, const VolumeProperties &volume)
 		    std::to_string(volume.generation) + " (observed " +
 			    std::to_string(volume.observedGeneration) + ")");
 	std::vector<std::string> conditions;
+	conditions.reserve(volume.conditions.size());
 	for (const bus::Condition &condition : volume.conditions)
 		conditions.push_back(condition.message.empty()
 					     ? shown(condition.type)

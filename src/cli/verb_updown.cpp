@@ -93,8 +93,8 @@ Result<void> setIntent(const char *member, const std::string &name, bool wait,
 		}
 		done = bus->setIntent(member, name, wait, settings);
 		/* A Down that found no daemon (gone since the look above) goes down here next time. */
-		if (done || !(bus::isDaemonGone(done.error()) ||
-			      (down && done.error().code == Errc::Unreachable)))
+		if (done || (!bus::isDaemonGone(done.error()) &&
+			     (!down || done.error().code != Errc::Unreachable)))
 			return done;
 	}
 	return done;

@@ -22,7 +22,7 @@ enum class ValueKind : uint8_t {
 struct OptionRule {
 	std::string_view name;
 	ValueKind kind = ValueKind::None;
-	std::span<const std::string_view> choices = {};
+	std::span<const std::string_view> choices = {}; // NOLINT(readability-redundant-member-init)
 };
 
 /* Options we set ourselves from the spec: naming them twice could only disagree. */

@@ -29,7 +29,7 @@ void SpecReport::record(const std::string &field, SourcePos pos)
 
 bool SpecReport::has(std::string_view field) const
 {
-	return positions_.find(field) != positions_.end();
+	return positions_.contains(field);
 }
 
 SourcePos SpecReport::locate(std::string_view field) const

@@ -45,7 +45,7 @@ using UnknownKeyMessage =
 struct TableShape {
 	std::string header; /* "[image]", "[[publish]]", "the spec" */
 	std::span<const std::string_view> keys;
-	UnknownKeyMessage unknownKey = {};
+	UnknownKeyMessage unknownKey = {}; // NOLINT(readability-redundant-member-init)
 };
 
 /*

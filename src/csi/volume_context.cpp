@@ -18,7 +18,7 @@ using Handler = Result<void> (*)(std::string_view key, std::string_view value, V
 struct KeyRule {
 	std::string_view key;
 	Handler handler = nullptr;
-	std::string_view reason = {};
+	std::string_view reason = {}; // NOLINT(readability-redundant-member-init)
 };
 
 bool isSpace(char c)

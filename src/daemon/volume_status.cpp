@@ -65,6 +65,7 @@ bus::Phase phaseOf(const VolumeFacts &facts)
 std::vector<Condition> conditionsOf(const VolumeFacts &facts)
 {
 	std::vector<Condition> conditions;
+	conditions.reserve(facts.specProblems.size());
 	for (const Diagnostic &problem : facts.specProblems)
 		conditions.push_back({ "SpecInvalid", problem.format() });
 	if (facts.specMissing)

@@ -55,6 +55,7 @@ public:
 		std::stable_sort(entries_.begin(), entries_.end(),
 				 [](const auto &a, const auto &b) { return a.first < b.first; });
 		std::vector<ImportMessage> out;
+		out.reserve(entries_.size());
 		for (auto &entry : entries_)
 			out.push_back(std::move(entry.second));
 		return out;

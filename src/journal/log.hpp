@@ -44,7 +44,7 @@ struct Line {
 	Level level = Level::Info;
 	std::string message;
 	std::vector<Field> fields;
-	MessageId messageId = {};
+	MessageId messageId = {}; // NOLINT(readability-redundant-member-init)
 };
 
 /*

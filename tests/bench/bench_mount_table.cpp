@@ -79,6 +79,7 @@ std::vector<double> perMountShare(const std::vector<double> &ours,
 				  const std::vector<double> &kernel, size_t mounts)
 {
 	std::vector<double> share;
+	share.reserve(ours.size());
 	for (size_t i = 0; i < ours.size(); i++)
 		share.push_back((ours[i] - kernel[i]) / static_cast<double>(mounts));
 	return share;

@@ -137,6 +137,7 @@ Result<std::vector<std::string>> RbdImage::watchers() const
 	if (ret < 0)
 		return tl::make_unexpected(error(ret, "listing the watchers"));
 	std::vector<std::string> out;
+	out.reserve(count);
 	for (size_t i = 0; i < count; ++i)
 		out.push_back(watcherText(list[i]));
 	rbd_watchers_list_cleanup(list.data(), count);

@@ -29,6 +29,7 @@ constexpr std::string_view File = "/etc/rbd-volume/rbd-volumed.toml";
 std::vector<std::string> messages(const DaemonConfigOutcome &outcome)
 {
 	std::vector<std::string> lines;
+	lines.reserve(outcome.diagnostics.size());
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		lines.push_back(diagnostic.format());
 	return lines;
@@ -362,6 +363,7 @@ TEST_P(DaemonConfigInvalid, IsReportedExactly)
 	const InvalidCase &invalid = GetParam();
 	const DaemonConfigOutcome outcome = parseDaemonConfig(invalid.text, std::string(File));
 	std::vector<std::string> expected;
+	expected.reserve(invalid.expected.size());
 	for (const std::string &line : invalid.expected)
 		expected.push_back(std::string(File) + ":" + line);
 	EXPECT_EQ(messages(outcome), expected);

@@ -21,6 +21,7 @@ SpecOutcome parse(const std::string &encryption)
 std::vector<std::string> messages(const SpecOutcome &outcome)
 {
 	std::vector<std::string> lines;
+	lines.reserve(outcome.diagnostics.size());
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		lines.push_back(diagnostic.format());
 	return lines;

@@ -41,6 +41,7 @@ VolumeSpec loadValid(const std::string &name)
 std::vector<std::string> messages(const SpecOutcome &outcome)
 {
 	std::vector<std::string> lines;
+	lines.reserve(outcome.diagnostics.size());
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		lines.push_back(diagnostic.format());
 	return lines;

@@ -28,6 +28,7 @@ inline std::ostream &operator<<(std::ostream &out, const InvalidCase &invalid)
 inline std::vector<std::string> messages(const ClusterMapOutcome &outcome)
 {
 	std::vector<std::string> lines;
+	lines.reserve(outcome.diagnostics.size());
 	for (const Diagnostic &diagnostic : outcome.diagnostics)
 		lines.push_back(diagnostic.format());
 	return lines;
@@ -37,6 +38,7 @@ inline std::vector<std::string> messages(const ClusterMapOutcome &outcome)
 inline std::vector<std::string> expectedLines(std::string_view file, const InvalidCase &invalid)
 {
 	std::vector<std::string> lines;
+	lines.reserve(invalid.expected.size());
 	for (const std::string &line : invalid.expected)
 		lines.push_back(std::string(file) + ":" + line);
 	return lines;

@@ -81,6 +81,7 @@ ImportOutcome importText(std::string_view rbdmap, std::string_view fstab = {})
 std::vector<std::string> names(const ImportOutcome &outcome)
 {
 	std::vector<std::string> out;
+	out.reserve(outcome.volumes.size());
 	for (const ImportedVolume &volume : outcome.volumes)
 		out.push_back(volume.spec.name);
 	return out;

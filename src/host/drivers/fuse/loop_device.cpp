@@ -47,7 +47,7 @@ Result<std::string> attachLoop(const std::string &file, bool readOnly)
 		const int number = ioctl(control.get(), LOOP_CTL_GET_FREE);
 		if (number < 0)
 			return failErrno("no free loop device", errno);
-		const std::string device = "/dev/loop" + std::to_string(number);
+		std::string device = "/dev/loop" + std::to_string(number);
 		const UniqueFd loop(
 			open(device.c_str(), (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC));
 		if (!loop.valid())

@@ -162,7 +162,7 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
  */
 Result<std::string> KrbdMapper::mappedDevice(const MapRequest &request, const CommandOutput &output)
 {
-	const std::string printed = lastLine(output.out);
+	std::string printed = lastLine(output.out);
 	std::vector<std::string> devices;
 	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
 		if (mapsImage(mapped, request.image))
