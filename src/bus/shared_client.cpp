@@ -44,8 +44,6 @@ Result<void> replyOutcome(sd_bus_message *reply)
 						error->message != nullptr ? error->message : ""));
 }
 
-} /* namespace */
-
 /* One call on the loop: what to send, and what to do with its reply (on the loop's thread). */
 struct Call {
 	std::string path;
@@ -58,6 +56,8 @@ struct Call {
 	/* The reply (maybe an error reply) or, when there is none, why. */
 	std::function<void(sd_bus_message *reply, const Error *error)> done;
 };
+
+} /* namespace */
 
 /* The loop's thread and everything only it touches, and the queue callers fill. */
 struct SharedClient::Loop {

@@ -31,7 +31,7 @@ bool stderrIsJournal()
 			return false;
 		unsigned long long dev = 0;
 		unsigned long long ino = 0;
-		/* NOLINTNEXTLINE(cert-err34-c): a malformed value is "not the journal" */
+		/* NOLINTNEXTLINE(cert-err34-c,bugprone-unchecked-string-to-number-conversion): a malformed value is "not the journal" */
 		if (std::sscanf(stream, "%llu:%llu", &dev, &ino) != 2)
 			return false;
 		struct stat st {

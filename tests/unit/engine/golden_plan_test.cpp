@@ -41,12 +41,15 @@ std::string readText(const std::string &path)
 
 } /* namespace */
 
-/* gtest prints a parameter through this; without it, as raw bytes. */
+/* gtest prints a parameter through this; without it, as raw bytes. It is
+ * found by argument-dependent lookup, which an anonymous namespace hides. */
+// NOLINTBEGIN(misc-use-internal-linkage)
 void PrintTo(const PlanScenario &scenario, std::ostream *out);
 void PrintTo(const PlanScenario &scenario, std::ostream *out)
 {
 	*out << scenario.name;
 }
+// NOLINTEND(misc-use-internal-linkage)
 
 namespace {
 

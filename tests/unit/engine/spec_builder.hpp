@@ -13,7 +13,7 @@
 
 namespace rbdvolume::testing {
 
-inline constexpr uint64_t GiB = uint64_t(1) << 30;
+inline constexpr uint64_t GiB = uint64_t{ 1 } << 30;
 
 /*
  * Defaults follow the spec's: image rbd/NAME, driver auto, ext4 formatted if
