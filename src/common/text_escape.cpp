@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Strings made safe for JSON and for a terminal; pure. */
+/* Strings made safe for JSON, for a terminal and for a message; pure. */
 #include "common/text_escape.hpp"
 
 #include <array>
 #include <cstdint>
+
+#include "common/char_class.hpp"
 
 namespace rbdvolume {
 
@@ -159,6 +161,39 @@ size_t displayWidth(std::string_view text)
 			width++;
 	}
 	return width;
+}
+
+std::string escaped(std::string_view text)
+{
+	constexpr std::string_view Hex = "0123456789abcdef";
+	std::string out;
+	for (const char c : text) {
+		if (isControlByte(c)) {
+			const auto byte = static_cast<unsigned char>(c);
+			out += "\\x";
+			out += Hex[byte >> 4U];
+			out += Hex[byte & 0xfU];
+		} else {
+			out += c;
+		}
+	}
+	return out;
+}
+
+std::string quoted(std::string_view text)
+{
+	return '\'' + escaped(text) + '\'';
+}
+
+std::string quotedList(std::span<const std::string_view> items)
+{
+	std::string out;
+	for (const std::string_view item : items) {
+		if (!out.empty())
+			out += ", ";
+		out += quoted(item);
+	}
+	return out;
 }
 
 } /* namespace rbdvolume */

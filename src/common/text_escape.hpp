@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Strings made safe for JSON and for a terminal; pure. */
+/* Strings made safe for JSON, for a terminal and for a message; pure. */
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,15 @@ std::string jsonQuote(std::string_view text);
  * `keepLineBreaks`, '\n' stays a line break.
  */
 std::string terminalSafe(std::string_view text, bool keepLineBreaks = false);
+
+/* `text` with control characters escaped as \\xNN, for a message quoting a value. */
+std::string escaped(std::string_view text);
+
+/* escaped(text) in single ticks. */
+std::string quoted(std::string_view text);
+
+/* "'a', 'b', 'c'" */
+std::string quotedList(std::span<const std::string_view> items);
 
 /* The columns `text` takes: its UTF-8 code points (wide characters count one). */
 size_t displayWidth(std::string_view text);

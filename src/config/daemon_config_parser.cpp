@@ -12,7 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_escape.hpp"
 #include "config/daemon_config.hpp"
+#include "config/near_miss.hpp"
+#include "config/quantities.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
 #include "config/toml_reader.hpp"

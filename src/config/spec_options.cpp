@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "common/text_escape.hpp"
+#include "config/near_miss.hpp"
 #include "config/spec_values.hpp"
 
 namespace rbdvolume {

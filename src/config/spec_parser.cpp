@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
+#include "config/near_miss.hpp"
+#include "config/quantities.hpp"
 #include "config/spec_options.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_validate.hpp"

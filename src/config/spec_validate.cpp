@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/paths.hpp"
-#include "config/spec_values.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume {
 

@@ -21,8 +21,9 @@
 #include <vector>
 
 #include "common/name_table.hpp"
+#include "common/text_escape.hpp"
+#include "config/near_miss.hpp"
 #include "config/spec_report.hpp"
-#include "config/spec_values.hpp"
 
 namespace rbdvolume {
 

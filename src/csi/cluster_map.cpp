@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/text_escape.hpp"
 #include "config/spec_values.hpp"
 
 namespace rbdvolume::csi {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_escape.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
 #include "csi/json_depth.hpp"

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/text_escape.hpp"
+#include "config/near_miss.hpp"
 #include "config/spec_report.hpp"
 #include "config/spec_values.hpp"
 #include "config/toml_reader.hpp"

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
 #include "config/spec_options.hpp"
 #include "config/spec_render.hpp"

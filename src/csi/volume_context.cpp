@@ -6,7 +6,8 @@
 #include <array>
 #include <utility>
 
-#include "config/spec_values.hpp"
+#include "common/char_class.hpp"
+#include "common/text_escape.hpp"
 
 namespace rbdvolume::csi {
 
@@ -21,16 +22,11 @@ struct KeyRule {
 	std::string_view reason = {}; // NOLINT(readability-redundant-member-init)
 };
 
-bool isSpace(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
 std::string_view trimmed(std::string_view text)
 {
-	while (!text.empty() && isSpace(text.front()))
+	while (!text.empty() && isAsciiSpace(text.front()))
 		text.remove_prefix(1);
-	while (!text.empty() && isSpace(text.back()))
+	while (!text.empty() && isAsciiSpace(text.back()))
 		text.remove_suffix(1);
 	return text;
 }
@@ -74,12 +70,12 @@ std::vector<std::string> whitespaceSplit(std::string_view text)
 	std::vector<std::string> words;
 	size_t at = 0;
 	while (at < text.size()) {
-		if (isSpace(text[at])) {
+		if (isAsciiSpace(text[at])) {
 			++at;
 			continue;
 		}
 		size_t end = at;
-		while (end < text.size() && !isSpace(text[end]))
+		while (end < text.size() && !isAsciiSpace(text[end]))
 			++end;
 		words.emplace_back(text.substr(at, end - at));
 		at = end;

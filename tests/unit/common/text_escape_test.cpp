@@ -2,7 +2,9 @@
 /* JSON string escaping and terminal-safe text. */
 #include "common/text_escape.hpp"
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -81,5 +83,14 @@ TEST(DisplayWidth, CountsCodePoints)
 }
 
 } /* namespace */
+
+TEST(Quoting, ControlCharactersAsHexInTicks)
+{
+	EXPECT_EQ(quoted("abc"), "'abc'");
+	EXPECT_EQ(quoted(std::string_view("a\0b", 3)), "'a\\x00b'");
+	EXPECT_EQ(quoted("\x1b[31m"), "'\\x1b[31m'");
+	constexpr std::array<std::string_view, 2> Items = { "a", "b" };
+	EXPECT_EQ(quotedList(Items), "'a', 'b'");
+}
 
 } /* namespace rbdvolume */

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/spec_values.hpp"
+#include "config/quantities.hpp"
 #include "spec_test_support.hpp"
 
 namespace rbdvolume {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Single-value checks: sizes, names, client ids, monitors, paths, features, key hints. */
+/* Single-value checks: names, client ids, monitors, paths, features. */
 #include "config/spec_values.hpp"
 
 #include <array>
@@ -10,53 +10,6 @@
 #include <gtest/gtest.h>
 
 namespace rbdvolume {
-
-TEST(SpecValues, ParseSizeAcceptsBinaryUnits)
-{
-	EXPECT_EQ(parseSize("0").value(), 0U);
-	EXPECT_EQ(parseSize("512").value(), 512U);
-	EXPECT_EQ(parseSize("512B").value(), 512U);
-	EXPECT_EQ(parseSize("1K").value(), 1024U);
-	EXPECT_EQ(parseSize("1KiB").value(), 1024U);
-	EXPECT_EQ(parseSize("1KB").value(), 1024U);
-	EXPECT_EQ(parseSize("3M").value(), 3ULL << 20U);
-	EXPECT_EQ(parseSize("10G").value(), 10ULL << 30U);
-	EXPECT_EQ(parseSize("2T").value(), 2ULL << 40U);
-	EXPECT_EQ(parseSize("8191P").value(), 8191ULL << 50U);
-	EXPECT_EQ(parseSize("0010G").value(), 10ULL << 30U);
-}
-
-TEST(SpecValues, ParseSizeRefusesEverythingElse)
-{
-	for (const std::string_view text : { "", "G", "10 G", "10g", "10k", "10Gi", "10GiBs", "10X",
-					     "-1", "+1", "1e9", "0x10", " 10G", "10G " }) {
-		SCOPED_TRACE(text);
-		const Result<uint64_t> size = parseSize(text);
-		ASSERT_FALSE(size.has_value());
-		EXPECT_EQ(
-			size.error().message,
-			"expected a size such as '10G', '512M' or '1073741824' (units K, M, G, T, "
-			"P are powers of 1024), found '" +
-				std::string(text) + "'");
-	}
-	EXPECT_EQ(parseSize("1.5G").error().message,
-		  "expected a whole number of bytes or units (no decimals), found '1.5G'");
-	EXPECT_EQ(parseSize("1,5G").error().message,
-		  "expected a whole number of bytes or units (no decimals), found '1,5G'");
-	EXPECT_EQ(parseSize("18446744073709551616").error().message,
-		  "expected a size below 16 EiB, found '18446744073709551616'");
-	EXPECT_EQ(parseSize("16384P").error().message,
-		  "expected a size below 16 EiB, found '16384P'");
-	EXPECT_TRUE(parseSize("18446744073709551615").has_value());
-}
-
-TEST(SpecValues, SizeIsWholeSectors)
-{
-	EXPECT_EQ(sizeBytesProblem(512), std::nullopt);
-	EXPECT_EQ(sizeBytesProblem(10ULL << 30U), std::nullopt);
-	EXPECT_EQ(sizeBytesProblem(0), "expected a size greater than 0, found 0");
-	EXPECT_EQ(sizeBytesProblem(1000), "expected a multiple of 512 bytes, found 1000 bytes");
-}
 
 TEST(SpecValues, RbdNames)
 {
@@ -146,48 +99,6 @@ TEST(SpecValues, Features)
 		  (Problems{ { 1, "expected each feature once, found 'layering' again" } }));
 	EXPECT_EQ(problems({ "data-pool" }).size(), 1U);
 	EXPECT_EQ(knownImageFeatures().size(), 7U);
-}
-
-TEST(SpecValues, EditDistance)
-{
-	EXPECT_EQ(editDistance("", ""), 0U);
-	EXPECT_EQ(editDistance("abc", ""), 3U);
-	EXPECT_EQ(editDistance("readonly", "read-only"), 1U);
-	EXPECT_EQ(editDistance("read_only", "read-only"), 1U);
-	EXPECT_EQ(editDistance("drvier", "driver"), 1U); /* a transposition is one edit */
-	EXPECT_EQ(editDistance("kitten", "sitting"), 3U);
-}
-
-TEST(SpecValues, ClosestMatchGivesHintsWithinTwoEdits)
-{
-	constexpr std::array<std::string_view, 4> Keys = { "driver", "read-only", "exclusive",
-							   "id" };
-	EXPECT_EQ(closestMatch("readonly", Keys), "read-only");
-	EXPECT_EQ(closestMatch("exclusiv", Keys), "exclusive");
-	EXPECT_EQ(closestMatch("drivers", Keys), "driver");
-	EXPECT_EQ(closestMatch("colour", Keys), "");
-	/* Too short to say "did you mean 'id'?" for any two letters. */
-	EXPECT_EQ(closestMatch("x", Keys), "");
-	EXPECT_EQ(closestMatch("ix", Keys), "id");
-}
-
-TEST(SpecValues, UnknownKeyMessages)
-{
-	constexpr std::array<std::string_view, 2> Keys = { "path", "options" };
-	EXPECT_EQ(unknownKeyProblem("pth", Keys), "unknown key 'pth'; did you mean 'path'?");
-	EXPECT_EQ(unknownKeyProblem("colour", Keys),
-		  "unknown key 'colour'; expected one of 'path', 'options'");
-	EXPECT_EQ(unknownKeyProblem("x", {}), "unknown key 'x'; this table takes no keys");
-}
-
-TEST(SpecValues, Quoting)
-{
-	EXPECT_EQ(quoted("abc"), "'abc'");
-	EXPECT_EQ(quoted(std::string_view("a\0b", 3)), "'a\\x00b'");
-	EXPECT_EQ(quoted("\x1b[31m"), "'\\x1b[31m'");
-	constexpr std::array<std::string_view, 2> Items = { "a", "b" };
-	EXPECT_EQ(quotedList(Items), "'a', 'b'");
-	EXPECT_EQ(oneOfProblem(Items, "c"), "expected one of 'a', 'b', found 'c'");
 }
 
 } /* namespace rbdvolume */
