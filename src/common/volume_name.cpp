@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "common/volume_name.hpp"
 
+#include "common/char_class.hpp"
+
 namespace rbdvolume {
-
-namespace {
-
-bool isAlnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-} /* namespace */
 
 std::optional<std::string> volumeNameProblem(std::string_view name)
 {
@@ -19,10 +12,10 @@ std::optional<std::string> volumeNameProblem(std::string_view name)
 	if (name.size() > MaxVolumeNameLength)
 		return "a volume name has at most " + std::to_string(MaxVolumeNameLength) +
 		       " characters, this one has " + std::to_string(name.size());
-	if (!isAlnum(name.front()))
+	if (!isAsciiAlnum(name.front()))
 		return "a volume name starts with a letter or a digit";
 	for (const char c : name) {
-		if (!isAlnum(c) && c != '_' && c != '.')
+		if (!isAsciiAlnum(c) && c != '_' && c != '.')
 			return std::string("a volume name has only letters, digits, '_' and '.', "
 					   "not '") +
 			       c + "'";

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "common/char_class.hpp"
 #include "common/errno_text.hpp"
 #include "common/result.hpp"
 #include "config/text_file.hpp"
@@ -19,11 +20,6 @@ namespace {
 
 /* A config.json of a few clusters is a few KiB; a huge file is a mistake (or /dev/zero). */
 constexpr size_t MaxClusterMapBytes = size_t{ 1024 } * 1024;
-
-bool isLetter(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
 
 } /* namespace */
 
@@ -40,7 +36,7 @@ ClusterMapFormat detectClusterMapFormat(std::string_view text)
 	if (!rest.empty() && rest.front() == '[')
 		return ClusterMapFormat::Toml;
 	const size_t next = rest.find_first_not_of(" \t");
-	if (next != std::string_view::npos && (isLetter(rest[next]) || rest[next] == '_'))
+	if (next != std::string_view::npos && (isAsciiLetter(rest[next]) || rest[next] == '_'))
 		return ClusterMapFormat::Toml;
 	return ClusterMapFormat::Json;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "csi/shim_settings.hpp"
 
-#include <cctype>
 #include <charconv>
 #include <functional>
 #include <unistd.h>
 
+#include "common/char_class.hpp"
 #include "common/paths.hpp"
 
 namespace rbdvolume::csi {
@@ -35,11 +35,6 @@ const char *const ShimUsage =
 	"  --help, --version\n";
 
 namespace {
-
-bool isAlnum(char c)
-{
-	return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
 
 std::string hostName()
 {
@@ -168,10 +163,10 @@ std::optional<std::string> driverNameProblem(const std::string &name)
 {
 	if (name.empty() || name.size() > 63)
 		return "a driver name has 1 to 63 characters";
-	if (!isAlnum(name.front()) || !isAlnum(name.back()))
+	if (!isAsciiAlnum(name.front()) || !isAsciiAlnum(name.back()))
 		return "a driver name begins and ends with a letter or a digit";
 	for (const char c : name) {
-		if (!isAlnum(c) && c != '-' && c != '_' && c != '.')
+		if (!isAsciiAlnum(c) && c != '-' && c != '_' && c != '.')
 			return std::string("a driver name has only letters, digits, '-', '_' and "
 					   "'.', not '") +
 			       c + "'";
