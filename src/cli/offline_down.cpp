@@ -8,11 +8,11 @@
 
 #include "cli/installed_spec.hpp"
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "engine/reconcile.hpp"
 #include "host/drivers/host_adapters.hpp"
-#include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
 #include "host/step_record.hpp"
 

@@ -9,12 +9,12 @@
 #include "cli/plan_json.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "config/spec_locate.hpp"
 #include "config/spec_parser.hpp"
 #include "engine/reconcile.hpp"
 #include "host/drivers/dry_run_host.hpp"
-#include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
 
 namespace rbdvolume::cli {

@@ -10,12 +10,12 @@
 
 #include "common/errno_text.hpp"
 #include "common/file_io.hpp"
+#include "common/fs_util.hpp"
 #include "csi/cluster_map_load.hpp"
 #include "csi/device_changes.hpp"
 #include "csi/kms_config.hpp"
 #include "csi/stage_spec.hpp"
 #include "csi/volume_names.hpp"
-#include "host/fs_util.hpp"
 #include "journal/log.hpp"
 
 namespace rbdvolume::csi {

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "config/spec_parser.hpp"
 #include "config/spec_render.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume::csi {
 

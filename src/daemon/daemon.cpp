@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "config/spec_locate.hpp"
@@ -22,7 +23,6 @@
 #include "daemon/reconciler.hpp"
 #include "daemon/spec_store.hpp"
 #include "daemon/worker_pool.hpp"
-#include "host/fs_util.hpp"
 #include "host/intent_files.hpp"
 #include "host/mount_monitor.hpp"
 #include "journal/log.hpp"

@@ -9,10 +9,10 @@
 #include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
 #include "common/file_io.hpp"
+#include "common/fs_util.hpp"
 #include "common/unique_fd.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/crypt/luks_device.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "host/fs_util.hpp"
+#include "common/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "common/file_io.hpp"
+#include "common/fs_util.hpp"
 #include "common/volume_name.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -18,9 +18,9 @@
 
 #include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "engine/observer.hpp"
-#include "host/fs_util.hpp"
 #include "host/mount_marker.hpp"
 #include "host/proc_mount_table.hpp"
 #include "host/safe_path.hpp"

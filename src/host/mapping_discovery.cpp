@@ -8,8 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "common/fs_util.hpp"
 #include "common/volume_name.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/state_file.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

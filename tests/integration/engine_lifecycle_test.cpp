@@ -4,10 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "common/fs_util.hpp"
 #include "common/unique_fd.hpp"
 #include "engine_fixture.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
-#include "host/fs_util.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume::testing {

@@ -19,13 +19,13 @@
 #include <gtest/gtest.h>
 
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/unique_fd.hpp"
 #include "engine/observer.hpp"
 #include "host/blkid_block_probe.hpp"
 #include "host/command_runner.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/loop_device.hpp"
-#include "host/fs_util.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/mount_monitor.hpp"
 #include "host/proc_mount_table.hpp"

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/fs_util.hpp"
 #include "engine_fixture.hpp"
 #include "host/command_runner.hpp"
-#include "host/fs_util.hpp"
 #include "shell.hpp"
 
 namespace rbdvolume::testing {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "host/fs_util.hpp"
+#include "common/fs_util.hpp"
 #include "host/libmount_mounter.hpp"
 #include "host/proc_mount_table.hpp"
 #include "host/safe_path.hpp"

@@ -17,11 +17,11 @@
 
 #include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "common/volume_name.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
 #include "host/drivers/fuse/fuse_volume.hpp"
-#include "host/fs_util.hpp"
 
 namespace {
 

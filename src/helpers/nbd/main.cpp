@@ -11,10 +11,10 @@
 
 #include "common/c_strings.hpp"
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/nbd/nbd_helper.hpp"
 #include "host/drivers/nbd/nbd_netlink.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 namespace {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/drivers/choose_driver.hpp"
 
-#include "host/fs_util.hpp"
+#include "common/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -16,9 +16,9 @@
 #include <sys/sysmacros.h>
 
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/paths.hpp"
 #include "common/state_file.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -15,9 +15,9 @@
 
 #include "common/bounded_call.hpp"
 #include "common/errno_text.hpp"
+#include "common/fs_util.hpp"
 #include "common/unique_fd.hpp"
 #include "host/device_claim.hpp"
-#include "host/fs_util.hpp"
 #include "host/proc_mount_table.hpp"
 
 namespace rbdvolume {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "host/fs_util.hpp"
+#include "common/fs_util.hpp"
 
 namespace rbdvolume {
 

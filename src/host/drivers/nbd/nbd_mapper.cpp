@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "common/fs_util.hpp"
 #include "common/volume_name.hpp"
 #include "host/device_claim.hpp"
 #include "host/device_holders.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
 #include "host/drivers/tools/tool_failure.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume {
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/fs_util.hpp"
 #include "fake_host.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume::testing {
 namespace {

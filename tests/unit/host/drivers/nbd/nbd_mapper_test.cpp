@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "common/fs_util.hpp"
 #include "fake_host.hpp"
 #include "hook_runner.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
-#include "host/fs_util.hpp"
 
 namespace rbdvolume::testing {
 namespace {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Small file-system helpers the adapters share. */
+/* Small file-system helpers: directories, mount roots, bounded reads of small files. */
 #pragma once
 
 #include <optional>

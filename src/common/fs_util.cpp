@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/fs_util.hpp"
+#include "common/fs_util.hpp"
 
 #include <algorithm>
 #include <array>
