@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 #include "config/tool_config.hpp"
 #include "journal/levels.hpp"
 

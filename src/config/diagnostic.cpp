@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Diagnostic::format(): the one line a person reads, "FILE:LINE:COL: FIELD: MESSAGE". */
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 
 namespace rbdvolume {
 

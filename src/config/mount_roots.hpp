@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 #include "config/volume_spec.hpp"
 
 namespace rbdvolume {

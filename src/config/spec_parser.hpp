@@ -8,21 +8,10 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "config/diagnostic.hpp"
 #include "config/volume_spec.hpp"
 
 namespace rbdvolume {
-
-/* One problem in a spec file, located precisely enough to fix it. */
-struct Diagnostic {
-	std::string file;
-	unsigned line = 0; /* 1-based; 0 when the problem has no place in the file */
-	unsigned column = 0;
-	std::string field;   /* "map.driver", "publish[1].path"; "" for the whole file */
-	std::string message; /* "expected one of 'krbd', 'nbd', 'fuse', 'auto', found 'rbd'" */
-
-	/* "FILE:LINE:COL: FIELD: MESSAGE" (the place and field parts only when known). */
-	std::string format() const;
-};
 
 struct SpecOutcome {
 	VolumeSpec spec;		     /* complete only when diagnostics is empty */

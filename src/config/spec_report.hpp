@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 
 namespace rbdvolume {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 
 namespace rbdvolume::csi {
 

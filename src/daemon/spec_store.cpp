@@ -10,6 +10,7 @@
 #include "common/volume_name.hpp"
 #include "config/mount_roots.hpp"
 #include "config/spec_locate.hpp"
+#include "config/spec_parser.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -9,7 +9,7 @@
 
 #include "bus/volume_properties.hpp"
 #include "common/result.hpp"
-#include "config/spec_parser.hpp"
+#include "config/diagnostic.hpp"
 #include "engine/observer.hpp"
 #include "engine/plan.hpp"
 
