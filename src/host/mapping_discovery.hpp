@@ -10,13 +10,9 @@
 #include <vector>
 
 #include "engine/model.hpp"
+#include "host/system_roots.hpp"
 
 namespace rbdvolume {
-
-struct SystemRoots {
-	std::string sysfs = "/sys";
-	std::string proc = "/proc";
-};
 
 /* krbd: /sys/bus/rbd/devices/ID/{pool,pool_ns,name,current_snap}, device /dev/rbdID. */
 std::vector<MappedImage> listKrbdMappings(const SystemRoots &roots);

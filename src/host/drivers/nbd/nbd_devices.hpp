@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "host/mapping_discovery.hpp"
+#include "host/system_roots.hpp"
 
 namespace rbdvolume {
 
