@@ -14,7 +14,7 @@
 #include "engine/reconcile.hpp"
 #include "host/drivers/host_adapters.hpp"
 #include "host/intent_files.hpp"
-#include "host/step_record.hpp"
+#include "report/step_record.hpp"
 
 namespace rbdvolume::cli {
 

@@ -2,8 +2,8 @@
 #include "daemon/volume_work.hpp"
 
 #include "engine/reconcile.hpp"
-#include "host/step_record.hpp"
 #include "journal/log.hpp"
+#include "report/step_record.hpp"
 
 namespace rbdvolume::daemon {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/step_record.hpp"
+#include "report/step_record.hpp"
 
 #include <cstdio>
 

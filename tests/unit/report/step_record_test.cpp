@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The record of one step: its level, message, MESSAGE_ID and fields. */
-#include "host/step_record.hpp"
+#include "report/step_record.hpp"
 
 #include <algorithm>
 
