@@ -10,7 +10,9 @@ folders of src/ its files may include, one per line ('#' starts a comment):
 
 A file obeys the LAYER of the nearest folder above it that has one. Only
 project includes ("folder/file.hpp") are checked; <system> includes are the
-build's business (meson says which library each layer links).
+build's business (meson says which library each layer links). What a file
+includes through a header counts as well: a rule cannot be passed through a
+header of an allowed folder that includes a forbidden one.
 
 Usage: check-layers.py [--stamp FILE] [SRC_DIR]   (default: the src/ beside this script)
 Prints one line per forbidden include, FILE:LINE: why, and exits 1 when there
@@ -63,6 +65,8 @@ def main():
     layers = {}
     problems = []
     files = includes = 0
+    direct = {}  # path relative to src -> [(line, include)] of project headers that exist
+    owners = {}  # path relative to src -> the folder whose LAYER governs it
     for root, dirs, names in os.walk(src):
         dirs.sort()
         rel = os.path.relpath(root, src)
@@ -80,20 +84,55 @@ def main():
             if owner not in layers:
                 problems.append(f"{path}: no LAYER file governs {rel or 'src'}/")
                 continue
+            key = os.path.join(rel, name)
+            owners[key] = owner
+            direct[key] = []
             with open(path, encoding="utf-8", errors="replace") as f:
                 for number, line in enumerate(f, 1):
                     match = INCLUDE.match(line)
                     if not match or "/" not in match.group(1):
                         continue
-                    target = os.path.dirname(match.group(1))
-                    if not os.path.isdir(os.path.join(src, target)):
+                    if not os.path.isfile(os.path.join(src, match.group(1))):
                         continue  # a generated header or one of a library
                     includes += 1
-                    if target != rel and not allows(layers[owner], target):
-                        allowed = ", ".join(layers[owner])
-                        problems.append(
-                            f'{path}:{number}: includes "{match.group(1)}", but '
-                            f"{owner}/ may include only: {allowed} ({owner}/LAYER)")
+                    direct[key].append((number, match.group(1)))
+
+    def reached(header):
+        """Every project header `header` includes, directly or not: {header: the one before it}."""
+        before = {header: None}
+        todo = [header]
+        while todo:
+            current = todo.pop()
+            for _, nested in direct.get(current, []):
+                if nested not in before:
+                    before[nested] = current
+                    todo.append(nested)
+        return before
+
+    for key in sorted(direct):
+        owner, folder = owners[key], os.path.dirname(key)
+        path = os.path.join(src, key)
+        allowed = ", ".join(layers[owner])
+        for number, header in direct[key]:
+            target = os.path.dirname(header)
+            if target != folder and not allows(layers[owner], target):
+                problems.append(
+                    f'{path}:{number}: includes "{header}", but '
+                    f"{owner}/ may include only: {allowed} ({owner}/LAYER)")
+                continue
+            before = reached(header)
+            for far in sorted(before):
+                far_folder = os.path.dirname(far)
+                if far_folder == folder or allows(layers[owner], far_folder):
+                    continue
+                chain = [far]
+                while before[chain[-1]] is not None:
+                    chain.append(before[chain[-1]])
+                through = " -> ".join(f'"{h}"' for h in reversed(chain))
+                problems.append(
+                    f'{path}:{number}: includes {through}, but '
+                    f"{owner}/ may include only: {allowed} ({owner}/LAYER)")
+                break
     for problem in problems:
         print(problem)
     if problems:

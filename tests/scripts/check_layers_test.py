@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """scripts/check-layers.py on small trees: it passes the allowed includes and
-names every forbidden one (file, line, the LAYER that forbids it), and it
-passes the real src/. Prints "N passed, N failed"; exits 1 on a failure."""
+names every forbidden one (file, line, the LAYER that forbids it), the ones
+reached through an allowed header included, and it passes the real src/. Prints "N passed, N failed"; exits 1 on a failure."""
 import os
 import subprocess
 import sys
@@ -60,6 +60,17 @@ check("a deliberate bad include fails", code == 1, out)
 check("it names file, line, include and LAYER",
       'common/text.hpp:3: includes "engine/plan.hpp", but common/ may include only: '
       "common (common/LAYER)" in out, out)
+
+through = dict(BASE)
+through["host/mounter.hpp"] = '#pragma once\n#include "engine/plan.hpp"\n'
+through["csi/LAYER"] = "# never the engine\ncsi\nhost\ncommon\n"
+through["csi/node.cpp"] = '#include "common/text.hpp"\n#include "host/mounter.hpp"\n'
+code, out = run(tree(through))
+check("the engine through a host header fails", code == 1, out)
+check("it names the chain of headers",
+      'csi/node.cpp:2: includes "host/mounter.hpp" -> "engine/plan.hpp", but csi/ may include '
+      "only: csi, host, common (csi/LAYER)" in out, out)
+check("only that include is named", out.count("\n") == 1, out)
 
 unknown = dict(BASE)
 unknown["daemon/main.cpp"] = '#include "host/mounter.hpp"\n'
