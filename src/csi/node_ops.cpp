@@ -142,9 +142,10 @@ seconds NodeOps::waitBudget(Deadline deadline) const
 	return std::clamp(left - DeadlineMargin, seconds(1), settings_.maxWait);
 }
 
-tl::expected<VolumeLocks::Held, OpStatus>
-NodeOps::lockVolume(Deadline deadline, const std::string &volumeId, const std::string &name)
+tl::expected<NodeOps::Locked, OpStatus> NodeOps::lockVolume(Deadline deadline,
+							    const std::string &volumeId)
 {
+	std::string name = volumeNameFor(volumeId);
 	/* Given up in time for the answer to reach the caller before its deadline. */
 	const auto now = std::chrono::steady_clock::now();
 	const auto left = std::clamp(deadline - now - DeadlineMargin, Deadline::duration(0),
@@ -154,15 +155,34 @@ NodeOps::lockVolume(Deadline deadline, const std::string &volumeId, const std::s
 		return tl::make_unexpected(
 			withStatus(Code::Aborted, "another operation on volume " + volumeId +
 							  " is still in progress; retry later"));
-	return held;
+	return Locked{ std::move(name), std::move(held) };
+}
+
+tl::expected<NodeOps::Locked, OpStatus> NodeOps::checkAndLock(Deadline deadline,
+							      const std::string &volumeId,
+							      const char *field,
+							      const std::string &path)
+{
+	if (auto ok = checkIdAndPath(volumeId, field, path); !ok)
+		return tl::make_unexpected(fromError(ok.error()));
+	return lockVolume(deadline, volumeId);
+}
+
+tl::expected<VolumeSpec, OpStatus> NodeOps::requireStaged(const std::string &name,
+							  const std::string &volumeId) const
+{
+	auto staged = stagedSpec(name, volumeId);
+	if (!staged)
+		return tl::make_unexpected(fromError(staged.error()));
+	if (!*staged)
+		return tl::make_unexpected(notStaged(volumeId));
+	return std::move(**staged);
 }
 
 OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 {
 	const std::string &id = request.volumeId;
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	if (auto ok = checkPath("staging_target_path", request.stagingTargetPath); !ok)
+	if (auto ok = checkIdAndPath(id, "staging_target_path", request.stagingTargetPath); !ok)
 		return fromError(ok.error());
 	auto capability = capabilityOf("volume_capability", request.capability);
 	if (!capability)
@@ -171,10 +191,10 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 	if (!secret)
 		return fromError(secret.error());
 
-	const std::string name = volumeNameFor(id);
-	const auto held = lockVolume(deadline, id, name);
-	if (!held)
-		return held.error();
+	const auto locked = lockVolume(deadline, id);
+	if (!locked)
+		return locked.error();
+	const std::string &name = locked->name;
 	if (auto claimed = files_.claimName(name, id); !claimed)
 		return fromError(claimed.error());
 
@@ -248,16 +268,11 @@ OpStatus NodeOps::stage(const StageArgs &request, Deadline deadline)
 OpStatus NodeOps::unstage(const UnstageArgs &request, Deadline deadline)
 {
 	const std::string &id = request.volumeId;
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
 	const std::string &staging = request.stagingTargetPath;
-	if (auto ok = checkPath("staging_target_path", staging); !ok)
-		return fromError(ok.error());
-
-	const std::string name = volumeNameFor(id);
-	const auto held = lockVolume(deadline, id, name);
-	if (!held)
-		return held.error();
+	const auto locked = checkAndLock(deadline, id, "staging_target_path", staging);
+	if (!locked)
+		return locked.error();
+	const std::string &name = locked->name;
 	auto recorded = files_.recordedVolumeId(name);
 	if (recorded && *recorded && **recorded != id)
 		return notStaged(id);
@@ -283,9 +298,7 @@ OpStatus NodeOps::unstage(const UnstageArgs &request, Deadline deadline)
 OpStatus NodeOps::publish(const PublishArgs &request, Deadline deadline)
 {
 	const std::string &id = request.volumeId;
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
-	if (auto ok = checkPath("target_path", request.targetPath); !ok)
+	if (auto ok = checkIdAndPath(id, "target_path", request.targetPath); !ok)
 		return fromError(ok.error());
 	/* A missing required field is INVALID_ARGUMENT, whatever else is missing too. */
 	auto capability = capabilityOf("volume_capability", request.capability);
@@ -298,16 +311,14 @@ OpStatus NodeOps::publish(const PublishArgs &request, Deadline deadline)
 	if (auto ok = checkPath("staging_target_path", request.stagingTargetPath); !ok)
 		return fromError(ok.error());
 
-	const std::string name = volumeNameFor(id);
-	const auto held = lockVolume(deadline, id, name);
-	if (!held)
-		return held.error();
-	auto staged = stagedSpec(name, id);
+	const auto locked = lockVolume(deadline, id);
+	if (!locked)
+		return locked.error();
+	const std::string &name = locked->name;
+	auto staged = requireStaged(name, id);
 	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
-	VolumeSpec spec = std::move(**staged);
+		return staged.error();
+	VolumeSpec spec = std::move(*staged);
 	const bool block = spec.mode == VolumeMode::Block;
 	if (block != capability->block)
 		return withStatus(Code::FailedPrecondition,
@@ -356,16 +367,11 @@ OpStatus NodeOps::publish(const PublishArgs &request, Deadline deadline)
 OpStatus NodeOps::unpublish(const UnpublishArgs &request, Deadline deadline)
 {
 	const std::string &id = request.volumeId;
-	if (auto ok = checkVolumeId(id); !ok)
-		return fromError(ok.error());
 	const std::string &target = request.targetPath;
-	if (auto ok = checkPath("target_path", target); !ok)
-		return fromError(ok.error());
-
-	const std::string name = volumeNameFor(id);
-	const auto held = lockVolume(deadline, id, name);
-	if (!held)
-		return held.error();
+	const auto locked = checkAndLock(deadline, id, "target_path", target);
+	if (!locked)
+		return locked.error();
+	const std::string &name = locked->name;
 	auto staged = stagedSpec(name, id);
 	if (!staged)
 		return fromError(staged.error());
@@ -409,20 +415,18 @@ OpStatus NodeOps::stats(const StatsArgs &request, StatsReply &reply)
 		return fromError(checkPath("volume_path", path).error());
 	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
 	const std::string name = volumeNameFor(id);
-	auto staged = stagedSpec(name, id);
+	auto staged = requireStaged(name, id);
 	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
+		return staged.error();
 	if (auto ok = checkPath("volume_path", path); !ok)
 		return fromError(ok.error());
-	if (!isVolumePath(**staged, path))
+	if (!isVolumePath(*staged, path))
 		return withStatus(Code::NotFound, "volume " + id + " is not at " + path);
 	/* The block staging directory stands for the device bound inside it. */
-	const std::string measured = (*staged)->mode == VolumeMode::Block &&
-						     path != (*staged)->staging.path &&
-						     !isTarget(**staged, path)
-					     ? (*staged)->staging.path
+	const std::string measured = staged->mode == VolumeMode::Block &&
+						     path != staged->staging.path &&
+						     !isTarget(*staged, path)
+					     ? staged->staging.path
 					     : path;
 	reply = StatsReply{};
 	auto usage = usageOf(measured);
@@ -456,19 +460,17 @@ OpStatus NodeOps::expand(const ExpandArgs &request, Deadline deadline, ExpandRep
 		return fromError(ok.error());
 	if (request.volumePath.empty())
 		return fromError(checkPath("volume_path", request.volumePath).error());
-	const std::string name = volumeNameFor(id);
-	const auto held = lockVolume(deadline, id, name);
-	if (!held)
-		return held.error();
+	const auto locked = lockVolume(deadline, id);
+	if (!locked)
+		return locked.error();
+	const std::string &name = locked->name;
 	/* A volume this node does not know is NOT_FOUND, before the form of its path. */
-	auto staged = stagedSpec(name, id);
+	auto staged = requireStaged(name, id);
 	if (!staged)
-		return fromError(staged.error());
-	if (!*staged)
-		return notStaged(id);
+		return staged.error();
 	if (auto ok = checkPath("volume_path", request.volumePath); !ok)
 		return fromError(ok.error());
-	if (!isVolumePath(**staged, request.volumePath))
+	if (!isVolumePath(*staged, request.volumePath))
 		return withStatus(Code::NotFound,
 				  "volume " + id + " is not at " + request.volumePath);
 	/*

@@ -96,13 +96,22 @@ public:
 private:
 	/* How long this call may wait for the daemon: inside its deadline, at most maxWait. */
 	std::chrono::seconds waitBudget(Deadline deadline) const;
-	/* The volume's lock, or ABORTED when the deadline passes first. */
-	tl::expected<VolumeLocks::Held, OpStatus>
-	lockVolume(Deadline deadline, const std::string &volumeId, const std::string &name);
+	/* The volume's name and its lock, held; ABORTED when the deadline passes first. */
+	struct Locked {
+		std::string name;
+		VolumeLocks::Held held;
+	};
+	tl::expected<Locked, OpStatus> lockVolume(Deadline deadline, const std::string &volumeId);
+	/* checkIdAndPath(), then lockVolume(): how unstage and unpublish begin. */
+	tl::expected<Locked, OpStatus> checkAndLock(Deadline deadline, const std::string &volumeId,
+						    const char *field, const std::string &path);
 
 	/* The runtime spec staged for `volumeId` (nullopt: none, or `name` holds another ID's). */
 	Result<std::optional<VolumeSpec>> stagedSpec(const std::string &name,
 						     const std::string &volumeId) const;
+	/* stagedSpec(), with none as NOT_FOUND (notStaged). */
+	tl::expected<VolumeSpec, OpStatus> requireStaged(const std::string &name,
+							 const std::string &volumeId) const;
 
 	ShimSettings settings_;
 	VolumeControl &control_;

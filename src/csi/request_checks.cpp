@@ -28,6 +28,13 @@ Result<void> checkPath(const char *field, const std::string &path)
 	return {};
 }
 
+Result<void> checkIdAndPath(const std::string &volumeId, const char *field, const std::string &path)
+{
+	if (auto ok = checkVolumeId(volumeId); !ok)
+		return ok;
+	return checkPath(field, path);
+}
+
 Result<Capability> capabilityOf(const char *field, const CapabilityField &capability)
 {
 	const std::string name(field);

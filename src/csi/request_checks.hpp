@@ -22,6 +22,10 @@ Result<void> checkVolumeId(const std::string &volumeId);
 /* A required path field: absolute, no '.', '..' or empty component, no trailing '/'. */
 Result<void> checkPath(const char *field, const std::string &path);
 
+/* checkVolumeId(), then checkPath(): what every node operation checks first. */
+Result<void> checkIdAndPath(const std::string &volumeId, const char *field,
+			    const std::string &path);
+
 /* A volume_capability as the request carries it, nothing checked yet. */
 struct CapabilityField {
 	enum class Access : uint8_t { None, Block, Mount };
