@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """scripts/check-layers.py on small trees: it passes the allowed includes and
 names every forbidden one (file, line, the LAYER that forbids it), the ones
-reached through an allowed header included, and it passes the real src/. Prints "N passed, N failed"; exits 1 on a failure."""
+reached through an allowed header included, and it passes the real src/.
+Prints "N passed, N failed"; exits 1 on a failure."""
 import os
 import subprocess
 import sys
