@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 namespace rbdvolume {
 
@@ -78,7 +79,10 @@ private:
 	void staleTargets();
 	bool stagingUsable();
 	bool mappingUsable();
-	bool probeUnusable(const ProbeResult &probe, const std::string &device, const char *never);
+	/* What a probe leaves for the caller to decide; Refused once it said why. */
+	enum class Probed : uint8_t { Refused, Signature, Blank };
+	Probed sortProbe(const ProbeResult &probe, const std::string &device, const char *never,
+			 bool madeSomething);
 	bool cryptUsable();
 	bool cryptBlank();
 	bool mayFormatLuks() const;
@@ -260,20 +264,32 @@ bool Differ::mappingUsable()
 	return true;
 }
 
-/* A probe that tells nothing usable: a conflict, never a guess. */
-bool Differ::probeUnusable(const ProbeResult &probe, const std::string &device, const char *never)
+/* Unprobed, failed, ambivalent and unknown data are refused here, each with its reason;
+ * data where we made something counts as blank, for the caller's "lost" conflict. */
+Differ::Probed Differ::sortProbe(const ProbeResult &probe, const std::string &device,
+				 const char *never, bool madeSomething)
 {
-	if (probe.kind == ProbeKind::Unprobed || probe.kind == ProbeKind::Failed) {
+	switch (probe.kind) {
+	case ProbeKind::Unprobed:
+	case ProbeKind::Failed:
 		conflict(ConflictKind::ProbeFailed, device,
 			 "could not probe the device: " + probe.type);
-		return true;
-	}
-	if (probe.kind == ProbeKind::Ambivalent) {
+		return Probed::Refused;
+	case ProbeKind::Ambivalent:
 		conflict(ConflictKind::AmbivalentProbe, device,
 			 "more than one signature (" + probe.type + "); never " + never);
-		return true;
+		return Probed::Refused;
+	case ProbeKind::Data:
+		if (madeSomething)
+			return Probed::Blank;
+		conflict(ConflictKind::UnknownData, device, unknownDataText(device, probe));
+		return Probed::Refused;
+	case ProbeKind::Signature:
+		return Probed::Signature;
+	case ProbeKind::Blank:
+		return Probed::Blank;
 	}
-	return false;
+	return Probed::Refused;
 }
 
 /* A LUKS header is written where a filesystem could be made, and only there. */
@@ -322,36 +338,27 @@ bool Differ::cryptUsable()
 		return true;
 	}
 	const ProbeResult &probe = observed_.rawProbe;
-	if (probeUnusable(probe, device_, "encrypted"))
+	const Ownership &owned = observed_.owned;
+	switch (sortProbe(probe, device_, "encrypted", owned.luksFormatted || owned.formatted)) {
+	case Probed::Refused:
 		return false;
-	switch (probe.kind) {
-	case ProbeKind::Unprobed:
-	case ProbeKind::Failed:
-	case ProbeKind::Ambivalent:
-		return false; /* said by probeUnusable() */
-	case ProbeKind::Signature:
-		if (probe.type != LuksSignature) {
-			conflict(ConflictKind::ForeignSignature, device_,
-				 "carries '" + probe.type +
-					 "', the spec asks for LUKS2 encryption; never encrypted "
-					 "over");
-			return false;
-		}
-		if (pending) {
-			gap(GapKind::LuksBlank, device_);
-			finishingLuks_ = true;
-		}
-		gap(GapKind::LuksClosed, device_);
-		return true;
-	case ProbeKind::Data:
-		if (observed_.owned.luksFormatted || observed_.owned.formatted)
-			break; /* lost what we made: said below */
-		conflict(ConflictKind::UnknownData, device_, unknownDataText(device_, probe));
-		return false;
-	case ProbeKind::Blank:
+	case Probed::Blank:
+		return cryptBlank();
+	case Probed::Signature:
 		break;
 	}
-	return cryptBlank();
+	if (probe.type != LuksSignature) {
+		conflict(ConflictKind::ForeignSignature, device_,
+			 "carries '" + probe.type +
+				 "', the spec asks for LUKS2 encryption; never encrypted over");
+		return false;
+	}
+	if (pending) {
+		gap(GapKind::LuksBlank, device_);
+		finishingLuks_ = true;
+	}
+	gap(GapKind::LuksClosed, device_);
+	return true;
 }
 
 /* The image's device probes blank (or lost what we made on it). */
@@ -395,26 +402,17 @@ bool Differ::filesystemUsable()
 		return true;
 	}
 	const ProbeResult &probe = observed_.probe;
-	if (probeUnusable(probe, fsDevice_, "formatted"))
+	switch (sortProbe(probe, fsDevice_, "formatted", observed_.owned.formatted)) {
+	case Probed::Refused:
 		return false;
-	switch (probe.kind) {
-	case ProbeKind::Unprobed:
-	case ProbeKind::Failed:
-	case ProbeKind::Ambivalent:
-		return false; /* said by probeUnusable() */
-	case ProbeKind::Signature:
+	case Probed::Signature:
 		if (probe.type == wanted)
 			return true;
 		conflict(ConflictKind::ForeignSignature, fsDevice_,
 			 "carries '" + probe.type + "', the spec says '" + wanted +
 				 "'; never formatted");
 		return false;
-	case ProbeKind::Data:
-		if (observed_.owned.formatted)
-			break; /* lost our filesystem: said below */
-		conflict(ConflictKind::UnknownData, fsDevice_, unknownDataText(fsDevice_, probe));
-		return false;
-	case ProbeKind::Blank:
+	case Probed::Blank:
 		break;
 	}
 	if (observed_.owned.formatted) {
