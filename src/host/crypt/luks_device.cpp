@@ -169,6 +169,19 @@ Result<T> onDevice(const std::string &device, LuksLimits limits, const std::stri
 	return boundedCall<T>(device, limits.device, what, std::move(work));
 }
 
+/* onDevice(), with the device's LUKS header loaded for the work. */
+template<typename T>
+Result<T> onLoaded(const std::string &device, LuksLimits limits, const std::string &what,
+		   std::function<Result<T>(const Crypt &)> work)
+{
+	return onDevice<T>(device, limits, what, [device, work = std::move(work)]() -> Result<T> {
+		auto crypt = loadDevice(device);
+		if (!crypt)
+			return tl::make_unexpected(crypt.error());
+		return work(*crypt);
+	});
+}
+
 std::shared_ptr<const Secret> copyOf(const Secret &secret)
 {
 	return std::make_shared<const Secret>(secret.view());
@@ -237,27 +250,24 @@ Result<void> formatLuks(const std::string &device, const LuksFormat &format,
 
 Result<LuksHeader> readLuksHeader(const std::string &device, LuksLimits limits)
 {
-	return onDevice<LuksHeader>(
+	return onLoaded<LuksHeader>(
 		device, limits, "reading the LUKS header of " + device,
-		[device]() -> Result<LuksHeader> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
+		[](const Crypt &crypt) -> Result<LuksHeader> {
 			LuksHeader header;
-			const char *type = crypt_get_type(crypt->get());
-			const char *uuid = crypt_get_uuid(crypt->get());
-			const char *cipher = crypt_get_cipher(crypt->get());
-			const char *mode = crypt_get_cipher_mode(crypt->get());
+			const char *type = crypt_get_type(crypt.get());
+			const char *uuid = crypt_get_uuid(crypt.get());
+			const char *cipher = crypt_get_cipher(crypt.get());
+			const char *mode = crypt_get_cipher_mode(crypt.get());
 			header.version = type != nullptr ? type : "";
 			header.uuid = uuid != nullptr ? uuid : "";
 			header.cipher = std::string(cipher != nullptr ? cipher : "") + "-" +
 					(mode != nullptr ? mode : "");
-			const int keyBytes = crypt_get_volume_key_size(crypt->get());
+			const int keyBytes = crypt_get_volume_key_size(crypt.get());
 			header.keyBits = static_cast<uint32_t>(keyBytes > 0 ? keyBytes : 0) * 8;
 			const int slots = crypt_keyslot_max(header.version.c_str());
 			for (int slot = 0; slot < slots; ++slot) {
 				const crypt_keyslot_info info =
-					crypt_keyslot_status(crypt->get(), slot);
+					crypt_keyslot_status(crypt.get(), slot);
 				if (info == CRYPT_SLOT_ACTIVE || info == CRYPT_SLOT_ACTIVE_LAST)
 					header.keyslots.push_back(slot);
 			}
@@ -267,15 +277,12 @@ Result<LuksHeader> readLuksHeader(const std::string &device, LuksLimits limits)
 
 Result<int> checkPassphrase(const std::string &device, const Secret &passphrase, LuksLimits limits)
 {
-	return onDevice<int>(
+	return onLoaded<int>(
 		device, limits, "checking a passphrase on " + device,
-		[device, pass = copyOf(passphrase)]() -> Result<int> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			const int slot = findSlot(*crypt, *pass);
+		[device, pass = copyOf(passphrase)](const Crypt &crypt) -> Result<int> {
+			const int slot = findSlot(crypt, *pass);
 			if (slot < 0)
-				return tl::make_unexpected(crypt->error(
+				return tl::make_unexpected(crypt.error(
 					passphraseErrc(slot),
 					"the passphrase opens no key slot of " + device, slot));
 			return slot;
@@ -285,18 +292,16 @@ Result<int> checkPassphrase(const std::string &device, const Secret &passphrase,
 Result<void> openLuks(const std::string &device, const std::string &name, const Secret &passphrase,
 		      bool readOnly, LuksLimits limits)
 {
-	return onDevice<void>(
+	return onLoaded<void>(
 		device, limits, "opening LUKS on " + device + " as " + name,
-		[device, name, readOnly, pass = copyOf(passphrase)]() -> Result<void> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
+		[device, name, readOnly,
+		 pass = copyOf(passphrase)](const Crypt &crypt) -> Result<void> {
 			const uint32_t flags = readOnly ? CRYPT_ACTIVATE_READONLY : 0;
 			if (const int rc = crypt_activate_by_passphrase(
-				    crypt->get(), name.c_str(), CRYPT_ANY_SLOT, pass->chars(),
+				    crypt.get(), name.c_str(), CRYPT_ANY_SLOT, pass->chars(),
 				    pass->size(), flags);
 			    rc < 0)
-				return tl::make_unexpected(crypt->error(
+				return tl::make_unexpected(crypt.error(
 					rc == -EEXIST  ? Errc::Conflict
 					: rc == -EBUSY ? Errc::Busy
 						       : passphraseErrc(rc),
@@ -342,31 +347,29 @@ Result<void> resizeLuks(const std::string &name, LuksLimits limits)
 Result<int> addPassphrase(const std::string &device, const Secret &existing, const Secret &added,
 			  const LuksFormat &format, LuksLimits limits)
 {
-	return onDevice<int>(
+	return onLoaded<int>(
 		device, limits, "adding a passphrase to " + device,
-		[device, format, old = copyOf(existing), add = copyOf(added)]() -> Result<int> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			const int found = findSlot(*crypt, *add);
+		[device, format, old = copyOf(existing),
+		 add = copyOf(added)](const Crypt &crypt) -> Result<int> {
+			const int found = findSlot(crypt, *add);
 			if (found >= 0)
 				return found; /* already there: a step that ran before */
 			if (!opensNoSlot(found))
-				return tl::make_unexpected(crypt->error(
+				return tl::make_unexpected(crypt.error(
 					Errc::Io, "checking the new passphrase on " + device,
 					found));
 			const crypt_pbkdf_type pbkdf = pbkdfOf(format);
-			if (const int rc = crypt_set_pbkdf_type(crypt->get(), &pbkdf); rc < 0)
+			if (const int rc = crypt_set_pbkdf_type(crypt.get(), &pbkdf); rc < 0)
 				return tl::make_unexpected(
-					crypt->error(Errc::InvalidArgument,
-						     "the key derivation for " + device, rc));
+					crypt.error(Errc::InvalidArgument,
+						    "the key derivation for " + device, rc));
 			const int slot = crypt_keyslot_add_by_passphrase(
-				crypt->get(), CRYPT_ANY_SLOT, old->chars(), old->size(),
+				crypt.get(), CRYPT_ANY_SLOT, old->chars(), old->size(),
 				add->chars(), add->size());
 			if (slot < 0)
 				return tl::make_unexpected(
-					crypt->error(passphraseErrc(slot),
-						     "adding a passphrase to " + device, slot));
+					crypt.error(passphraseErrc(slot),
+						    "adding a passphrase to " + device, slot));
 			return slot;
 		});
 }
@@ -374,37 +377,35 @@ Result<int> addPassphrase(const std::string &device, const Secret &existing, con
 Result<void> removePassphrase(const std::string &device, const Secret &kept, const Secret &removed,
 			      LuksLimits limits)
 {
-	return onDevice<void>(
+	return onLoaded<void>(
 		device, limits, "removing a passphrase from " + device,
-		[device, keep = copyOf(kept), drop = copyOf(removed)]() -> Result<void> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			const int keptSlot = findSlot(*crypt, *keep);
+		[device, keep = copyOf(kept),
+		 drop = copyOf(removed)](const Crypt &crypt) -> Result<void> {
+			const int keptSlot = findSlot(crypt, *keep);
 			if (keptSlot < 0)
-				return tl::make_unexpected(crypt->error(
-					passphraseErrc(keptSlot),
-					"the passphrase to keep opens no key slot of " + device +
-						"; nothing removed",
-					keptSlot));
-			const int slot = findSlot(*crypt, *drop);
+				return tl::make_unexpected(
+					crypt.error(passphraseErrc(keptSlot),
+						    "the passphrase to keep opens no key slot of " +
+							    device + "; nothing removed",
+						    keptSlot));
+			const int slot = findSlot(crypt, *drop);
 			if (opensNoSlot(slot))
 				return {}; /* gone already */
 			if (slot <
 			    0) /* out of memory for argon2, an unreadable slot: not known gone */
-				return tl::make_unexpected(crypt->error(
+				return tl::make_unexpected(crypt.error(
 					Errc::Io, "checking the passphrase to remove on " + device,
 					slot));
 			if (slot == keptSlot)
 				return fail(Errc::Conflict, "both passphrases open key slot " +
 								    std::to_string(slot) + " of " +
 								    device + "; nothing removed");
-			if (const int rc = crypt_keyslot_destroy(crypt->get(), slot); rc < 0)
+			if (const int rc = crypt_keyslot_destroy(crypt.get(), slot); rc < 0)
 				return tl::make_unexpected(
-					crypt->error(Errc::Io,
-						     "removing key slot " + std::to_string(slot) +
-							     " of " + device,
-						     rc));
+					crypt.error(Errc::Io,
+						    "removing key slot " + std::to_string(slot) +
+							    " of " + device,
+						    rc));
 			return {};
 		});
 }
@@ -464,13 +465,10 @@ Result<RotationToken> findRotationToken(const Crypt &crypt, const std::string &d
 
 Result<std::optional<int>> retiringKeySlot(const std::string &device, LuksLimits limits)
 {
-	return onDevice<std::optional<int>>(
+	return onLoaded<std::optional<int>>(
 		device, limits, "reading the key rotation of " + device,
-		[device]() -> Result<std::optional<int>> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			auto found = findRotationToken(*crypt, device);
+		[device](const Crypt &crypt) -> Result<std::optional<int>> {
+			auto found = findRotationToken(crypt, device);
 			if (!found)
 				return tl::make_unexpected(found.error());
 			if (found->token < 0)
@@ -481,22 +479,19 @@ Result<std::optional<int>> retiringKeySlot(const std::string &device, LuksLimits
 
 Result<void> markKeySlotRetiring(const std::string &device, int slot, LuksLimits limits)
 {
-	return onDevice<void>(
+	return onLoaded<void>(
 		device, limits, "recording the key rotation of " + device,
-		[device, slot]() -> Result<void> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			auto found = findRotationToken(*crypt, device);
+		[device, slot](const Crypt &crypt) -> Result<void> {
+			auto found = findRotationToken(crypt, device);
 			if (!found)
 				return tl::make_unexpected(found.error());
 			const std::string json = R"({"type":")" + std::string(RotationTokenType) +
 						 R"(","keyslots":[],"retiring":")" +
 						 std::to_string(slot) + R"("})";
 			const int token = found->token < 0 ? CRYPT_ANY_TOKEN : found->token;
-			if (const int rc = crypt_token_json_set(crypt->get(), token, json.c_str());
+			if (const int rc = crypt_token_json_set(crypt.get(), token, json.c_str());
 			    rc < 0)
-				return tl::make_unexpected(crypt->error(
+				return tl::make_unexpected(crypt.error(
 					Errc::Io, "recording the key rotation of " + device, rc));
 			return {};
 		});
@@ -505,43 +500,39 @@ Result<void> markKeySlotRetiring(const std::string &device, int slot, LuksLimits
 Result<void> retireKeySlot(const std::string &device, int slot, const Secret &kept,
 			   LuksLimits limits)
 {
-	return onDevice<void>(
+	return onLoaded<void>(
 		device, limits, "retiring key slot " + std::to_string(slot) + " of " + device,
-		[device, slot, keep = copyOf(kept)]() -> Result<void> {
-			auto crypt = loadDevice(device);
-			if (!crypt)
-				return tl::make_unexpected(crypt.error());
-			const int keptSlot = findSlot(*crypt, *keep);
+		[device, slot, keep = copyOf(kept)](const Crypt &crypt) -> Result<void> {
+			const int keptSlot = findSlot(crypt, *keep);
 			if (keptSlot < 0)
 				return tl::make_unexpected(
-					crypt->error(passphraseErrc(keptSlot),
-						     "the key to keep opens no key slot of " +
-							     device + "; nothing removed",
-						     keptSlot));
+					crypt.error(passphraseErrc(keptSlot),
+						    "the key to keep opens no key slot of " +
+							    device + "; nothing removed",
+						    keptSlot));
 			if (keptSlot == slot)
 				return fail(Errc::Conflict, "the key to keep opens key slot " +
 								    std::to_string(slot) + " of " +
 								    device +
 								    ", the one to retire; nothing "
 								    "removed");
-			const crypt_keyslot_info status = crypt_keyslot_status(crypt->get(), slot);
+			const crypt_keyslot_info status = crypt_keyslot_status(crypt.get(), slot);
 			if (status != CRYPT_SLOT_INACTIVE && status != CRYPT_SLOT_INVALID) {
-				if (const int rc = crypt_keyslot_destroy(crypt->get(), slot);
-				    rc < 0)
-					return tl::make_unexpected(crypt->error(
+				if (const int rc = crypt_keyslot_destroy(crypt.get(), slot); rc < 0)
+					return tl::make_unexpected(crypt.error(
 						Errc::Io,
 						"removing key slot " + std::to_string(slot) +
 							" of " + device,
 						rc));
 			}
-			auto found = findRotationToken(*crypt, device);
+			auto found = findRotationToken(crypt, device);
 			if (!found)
 				return tl::make_unexpected(found.error());
 			if (found->token >= 0) {
-				if (const int rc = crypt_token_json_set(crypt->get(), found->token,
+				if (const int rc = crypt_token_json_set(crypt.get(), found->token,
 									nullptr);
 				    rc < 0)
-					return tl::make_unexpected(crypt->error(
+					return tl::make_unexpected(crypt.error(
 						Errc::Io,
 						"dropping the key rotation record of " + device,
 						rc));
