@@ -75,7 +75,7 @@ Result<std::optional<Secret>> VolumeKeys::unwrapped(const CryptRequest &request,
 	return std::optional<Secret>(std::move(*key));
 }
 
-Result<Secret> VolumeKeys::existing(const CryptRequest &request)
+Result<Secret> VolumeKeys::headerKey(const CryptRequest &request, bool createMissing)
 {
 	auto passphrase = secretOf(request);
 	if (!passphrase || request.encryption.source == KeySource::Keyfile)
@@ -83,12 +83,40 @@ Result<Secret> VolumeKeys::existing(const CryptRequest &request)
 	auto key = unwrapped(request, *passphrase);
 	if (!key)
 		return tl::make_unexpected(key.error());
-	if (!*key)
+	if (*key)
+		return std::move(**key);
+	if (!createMissing)
 		return fail(Errc::Conflict,
 			    "volume '" + request.volume + "': image " + request.image.display() +
 				    " keeps no '" + std::string(DataKeyMetadataKey) +
 				    "' in its metadata: no data key to open it with");
-	return std::move(**key);
+	return storeNewKey(request, *passphrase);
+}
+
+Result<Secret> VolumeKeys::storeNewKey(const CryptRequest &request, const Secret &passphrase)
+{
+	auto fresh = newDataKey();
+	if (!fresh)
+		return tl::make_unexpected(fresh.error());
+	auto wrapped = wrapDataKey(*fresh, passphrase, volumeIdOf(request));
+	if (!wrapped)
+		return tl::make_unexpected(wrapped.error());
+	/* The key first: a state without it would say "prepared" for a key that is not there. */
+	if (auto kept = images_.setMetadata(imageOf(request), std::string(DataKeyMetadataKey),
+					    *wrapped);
+	    !kept)
+		return tl::make_unexpected(kept.error());
+	if (auto marked =
+		    images_.setMetadata(imageOf(request), std::string(EncryptionStateMetadataKey),
+					std::string(EncryptionPrepared));
+	    !marked)
+		return tl::make_unexpected(marked.error());
+	return fresh;
+}
+
+Result<Secret> VolumeKeys::existing(const CryptRequest &request)
+{
+	return headerKey(request, false);
 }
 
 Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
@@ -105,31 +133,7 @@ Result<Secret> VolumeKeys::forFormat(const CryptRequest &request)
 					    " says it is encrypted, but it has no LUKS header; not "
 					    "writing a new one over what is left");
 	}
-	auto passphrase = secretOf(request);
-	if (!passphrase || request.encryption.source == KeySource::Keyfile)
-		return passphrase;
-	auto key = unwrapped(request, *passphrase);
-	if (!key)
-		return tl::make_unexpected(key.error());
-	if (*key)
-		return std::move(**key);
-	auto fresh = newDataKey();
-	if (!fresh)
-		return tl::make_unexpected(fresh.error());
-	auto wrapped = wrapDataKey(*fresh, *passphrase, volumeIdOf(request));
-	if (!wrapped)
-		return tl::make_unexpected(wrapped.error());
-	/* The key first: a state without it would say "prepared" for a key that is not there. */
-	if (auto kept = images_.setMetadata(imageOf(request), std::string(DataKeyMetadataKey),
-					    *wrapped);
-	    !kept)
-		return tl::make_unexpected(kept.error());
-	if (auto marked =
-		    images_.setMetadata(imageOf(request), std::string(EncryptionStateMetadataKey),
-					std::string(EncryptionPrepared));
-	    !marked)
-		return tl::make_unexpected(marked.error());
-	return fresh;
+	return headerKey(request, true);
 }
 
 Result<void> VolumeKeys::formatted(const CryptRequest &request)

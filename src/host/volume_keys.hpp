@@ -56,6 +56,11 @@ private:
 	/* The data key `passphrase` unwraps; nullopt when the metadata keeps none. */
 	Result<std::optional<Secret>> unwrapped(const CryptRequest &request,
 						const Secret &passphrase);
+	/* What opens the header: a keyfile's bytes, or the data key the passphrase
+	 * unwraps; with none kept, a new one (createMissing) or Conflict. */
+	Result<Secret> headerKey(const CryptRequest &request, bool createMissing);
+	/* A new data key, wrapped and stored before the state "encryptionPrepared". */
+	Result<Secret> storeNewKey(const CryptRequest &request, const Secret &passphrase);
 	/* The first of the current and the legacy key the metadata keeps. */
 	Result<std::optional<std::string>> stored(const CryptRequest &request, std::string_view key,
 						  std::string_view legacy);
