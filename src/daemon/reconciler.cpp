@@ -104,6 +104,17 @@ Reconciler::Volume *Reconciler::find(const std::string &name)
 	return found == volumes_.end() ? nullptr : &found->second;
 }
 
+Result<Reconciler::Volume *> Reconciler::withSpec(const std::string &name)
+{
+	Volume *volume = find(name);
+	if (volume == nullptr)
+		return fail(Errc::NotFound, "no volume '" + name + "'");
+	if (!volume->spec)
+		return fail(Errc::InvalidArgument,
+			    specProblemText(name, volume->facts.specProblems));
+	return volume;
+}
+
 void Reconciler::applySpecs(const std::vector<std::string> &changed)
 {
 	for (const std::string &name : changed) {
@@ -182,12 +193,10 @@ Result<void> Reconciler::reconcile(const std::string &name, Reply done)
 	if (!name.empty()) {
 		if (isValidVolumeName(name))
 			applySpecs(specs_.rescanOne(name));
-		Volume *volume = find(name);
-		if (volume == nullptr)
-			return fail(Errc::NotFound, "no volume '" + name + "'");
-		if (!volume->spec)
-			return fail(Errc::InvalidArgument,
-				    specProblemText(name, volume->facts.specProblems));
+		auto found = withSpec(name);
+		if (!found)
+			return tl::make_unexpected(found.error());
+		Volume *volume = *found;
 		if (!volume->facts.intent) {
 			/* Nothing to reconcile towards: observe, so the reply reflects the host. */
 			if (done)
@@ -222,12 +231,10 @@ Result<void> Reconciler::reconcile(const std::string &name, Reply done)
 
 Result<void> Reconciler::plan(const std::string &name, std::optional<Intent> intent, PlanReply done)
 {
-	Volume *volume = find(name);
-	if (volume == nullptr)
-		return fail(Errc::NotFound, "no volume '" + name + "'");
-	if (!volume->spec)
-		return fail(Errc::InvalidArgument,
-			    specProblemText(name, volume->facts.specProblems));
+	auto found = withSpec(name);
+	if (!found)
+		return tl::make_unexpected(found.error());
+	const Volume *volume = *found;
 	const VolumeJob job{ name, volume->spec, intent ? intent : volume->facts.intent };
 	running_++;
 	pool_.submit(

@@ -119,6 +119,8 @@ private:
 	};
 
 	Volume *find(const std::string &name);
+	/* find(), refused when missing or without a valid spec. */
+	Result<Volume *> withSpec(const std::string &name);
 	void applySpecs(const std::vector<std::string> &changed);
 	void markDirty(Volume &volume, bool forced);
 	void scheduleDrain();
