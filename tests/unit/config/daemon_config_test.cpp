@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "config/quantities.hpp"
+#include "read_text.hpp"
 #include "spec_test_support.hpp"
 
 namespace rbdvolume {
@@ -270,7 +271,7 @@ TEST(DaemonConfig, ShippedFileChangesNothing)
 
 TEST(DaemonConfig, ShippedFileUncommentedSetsEveryKeyToItsDefault)
 {
-	const std::string text = uncommented(test::readFile(shippedConfigPath()));
+	const std::string text = uncommented(testing::readText(shippedConfigPath()));
 	for (const std::string_view line : { "[daemon]",
 					     "workers = ",
 					     "resync-interval = ",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "config/spec_parser.hpp"
+#include "read_text.hpp"
 #include "spec_test_support.hpp"
 
 namespace rbdvolume {
@@ -23,7 +24,7 @@ constexpr std::string_view ExpectPrefix = "# expect: ";
 std::vector<std::string> expectedDiagnostics(const std::string &path)
 {
 	std::vector<std::string> expected;
-	std::istringstream text(test::readFile(path));
+	std::istringstream text(testing::readText(path));
 	std::string line;
 	while (std::getline(text, line) && line.starts_with('#')) {
 		if (!line.starts_with(ExpectPrefix))
@@ -70,7 +71,7 @@ TEST(SpecFiles, InvalidSpecsAreRejectedAsTextToo)
 	/* parseVolumeSpec and loadVolumeSpec agree: reading the file adds nothing. */
 	for (const std::string &file : test::filesIn(specDir("invalid"))) {
 		SCOPED_TRACE(file);
-		EXPECT_EQ(formatted(parseVolumeSpec(test::readFile(file), file).diagnostics),
+		EXPECT_EQ(formatted(parseVolumeSpec(testing::readText(file), file).diagnostics),
 			  formatted(loadVolumeSpec(file).diagnostics));
 	}
 }
@@ -90,7 +91,7 @@ TEST(SpecFiles, ValidSpecsParseWithoutDiagnostics)
 TEST(SpecFiles, ExampleSpecParsesWithoutDiagnostics)
 {
 	const std::string file = test::exampleSpecPath();
-	ASSERT_FALSE(test::readFile(file).empty()) << "cannot read " << file;
+	ASSERT_FALSE(testing::readText(file).empty()) << "cannot read " << file;
 	const SpecOutcome outcome = loadVolumeSpec(file);
 	EXPECT_EQ(formatted(outcome.diagnostics), std::vector<std::string>{});
 	EXPECT_EQ(outcome.spec.name, "example");

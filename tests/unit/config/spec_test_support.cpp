@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace rbdvolume::test {
 
@@ -51,14 +50,6 @@ std::vector<std::string> filesIn(const std::string &dir, const std::string &suff
 	}
 	std::sort(files.begin(), files.end());
 	return files;
-}
-
-std::string readFile(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::ostringstream text;
-	text << in.rdbuf();
-	return text.str();
 }
 
 void writeFile(const std::string &path, const std::string &text)

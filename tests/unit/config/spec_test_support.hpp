@@ -19,8 +19,6 @@ std::string volumectlPath();
 /* The regular files directly in `dir`, sorted; `suffix` filters by name ending. */
 std::vector<std::string> filesIn(const std::string &dir, const std::string &suffix = "");
 
-std::string readFile(const std::string &path);
-
 void writeFile(const std::string &path, const std::string &text);
 
 } /* namespace rbdvolume::test */

@@ -6,12 +6,13 @@
  * and read every diff before committing it.
  */
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "plan_scenarios.hpp"
+#include "read_text.hpp"
 
 namespace rbdvolume::testing {
 
@@ -29,14 +30,12 @@ bool updating()
 	return update && std::string(update) == "1";
 }
 
-std::string readText(const std::string &path)
+/* The golden plan; a missing one reads as a line that says so. */
+std::string golden(const std::string &path)
 {
-	std::ifstream in(path);
-	if (!in)
+	if (!std::filesystem::exists(path))
 		return "(missing " + path + ")";
-	std::ostringstream text;
-	text << in.rdbuf();
-	return text.str();
+	return readText(path);
 }
 
 } /* namespace */
@@ -67,7 +66,7 @@ TEST_P(GoldenPlan, MatchesFile)
 		std::ofstream(path) << actual;
 		GTEST_SKIP() << "rewrote " << path;
 	}
-	EXPECT_EQ(actual, readText(path)) << "scene:\n" << rig->world.describe();
+	EXPECT_EQ(actual, golden(path)) << "scene:\n" << rig->world.describe();
 }
 
 /* A dry run changes nothing: printing the plan twice gives the same plan. */
