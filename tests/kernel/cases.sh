@@ -41,9 +41,9 @@ KG_SH_NBD='for d in /sys/block/nbd*; do [ -e "$d/pid" ] || continue
 # shellcheck disable=SC2016
 KG_SH_CRYPT='for d in /sys/block/dm-*/dm/name; do [ -e "$d" ] && cat "$d"; done | grep "^rbdv-" | sort || true'
 
-krbd_mappings() { in_ct sh -c "$KG_SH_KRBD"; }
-nbd_mappings() { in_ct sh -c "$KG_SH_NBD"; }
-crypt_mappings() { in_ct sh -c "$KG_SH_CRYPT"; } # what is open in dm-crypt under our prefix
+krbd_mappings() { in_guest sh -c "$KG_SH_KRBD"; }
+nbd_mappings() { in_guest sh -c "$KG_SH_NBD"; }
+crypt_mappings() { in_guest sh -c "$KG_SH_CRYPT"; } # what is open in dm-crypt under our prefix
 
 device_of() { vol_field "$1" device; } # device_of NAME: as rbd-volumectl status shows it
 
@@ -51,7 +51,7 @@ device_of() { vol_field "$1" device; } # device_of NAME: as rbd-volumectl status
 # guest call: after every case, each costs.
 kg_leftovers() {
 	# shellcheck disable=SC2016 # expanded in the guest
-	in_ct sh -c 'items() { label=$1; set -- $(cat); [ $# -eq 0 ] || echo "$label: $*"; }
+	in_guest sh -c 'items() { label=$1; set -- $(cat); [ $# -eq 0 ] || echo "$label: $*"; }
 		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)" | items mounts
 		{ '"$KG_SH_CRYPT"'; } | items "LUKS mappings"
 		{ '"$KG_SH_KRBD"'; } | items "krbd mappings"
@@ -68,17 +68,17 @@ kg_case_cleanup() {
 	local left
 	# a reload only when a case left a drop-in: under emulation it takes seconds
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 'systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
+	in_guest sh -c 'systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
 		set -- /run/systemd/system/rbd-nbd@*.service.d
 		[ ! -e "$1" ] || { rm -rf "$@" && systemctl daemon-reload; }' || true
 	sys_stop_volumes >/dev/null 2>&1 || true
-	in_ct sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
+	in_guest sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
 	left=$(kg_leftovers)
-	in_ct systemctl reset-failed >/dev/null 2>&1 || true
+	in_guest systemctl reset-failed >/dev/null 2>&1 || true
 	[ -n "$left" ] || return 0
 	echo "$left"
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct timeout 120 sh -c 'systemctl kill --signal=KILL "rbd-volume@*" "rbdv-*" 2>/dev/null
+	in_guest timeout 120 sh -c 'systemctl kill --signal=KILL "rbd-volume@*" "rbdv-*" 2>/dev/null
 		findmnt -rn -o TARGET | grep -E "^(/srv/|/run/rbd-volume/|/var/lib/kubelet/)" | sort -r |
 			xargs -r -n1 umount -l
 		for d in /sys/block/dm-*/dm/name; do
@@ -99,9 +99,9 @@ wait_up() {
 
 # A file of random bytes written through NAME's publish path, and its sum.
 write_data() { # write_data NAME FILE
-	in_ct sh -c "head -c 4M /dev/urandom >/srv/$1/$2 && sync -f /srv/$1/$2 && sha256sum </srv/$1/$2"
+	in_guest sh -c "head -c 4M /dev/urandom >/srv/$1/$2 && sync -f /srv/$1/$2 && sha256sum </srv/$1/$2"
 }
-read_sum() { in_ct sh -c "sha256sum </srv/$1/$2"; } # read_sum NAME FILE
+read_sum() { in_guest sh -c "sha256sum </srv/$1/$2"; } # read_sum NAME FILE
 
 # The sha256 of an image's whole content, read by the cluster's admin.
 image_sum() { on_cluster rbd export --no-progress "$CEPH_POOL/$1" - | sha256sum | cut -d' ' -f1; }
@@ -109,7 +109,7 @@ image_sum() { on_cluster rbd export --no-progress "$CEPH_POOL/$1" - | sha256sum 
 # How long `rbd-volumectl ARGS` takes, in ms, timed inside the guest.
 ctl_ms() {
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 's=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000))' \
+	in_guest sh -c 's=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000))' \
 		ctl_ms "$SYS_BINDIR/rbd-volumectl" "$@"
 }
 
@@ -119,7 +119,7 @@ ctl_ms() {
 # links, found again by a restarted daemon, data across down/up, one mapping.
 case_krbd_stage_publish() {
 	local v sum_e sum_x before
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 	kspec ke krbd ext4
 	kspec kx krbd xfs size=320M # mkfs.xfs needs more than 300 MB
 	start_units rbd-volume@ke.service rbd-volume@kx.service
@@ -127,18 +127,18 @@ case_krbd_stage_publish() {
 	expect_phase kx up
 	for v in ke kx; do
 		[[ $(device_of $v) == /dev/rbd* ]] || fail "$v is on '$(device_of $v)', not a krbd device"
-		in_ct test -L "/dev/rbd/$CEPH_POOL/$v" || fail "udev made no /dev/rbd/$CEPH_POOL/$v"
-		[ "$(in_ct readlink -f "/dev/rbd/$CEPH_POOL/$v")" = "$(device_of $v)" ] ||
+		in_guest test -L "/dev/rbd/$CEPH_POOL/$v" || fail "udev made no /dev/rbd/$CEPH_POOL/$v"
+		[ "$(in_guest readlink -f "/dev/rbd/$CEPH_POOL/$v")" = "$(device_of $v)" ] ||
 			fail "/dev/rbd/$CEPH_POOL/$v does not lead to $(device_of $v)"
 	done
-	[ "$(in_ct findmnt -n -o FSTYPE /srv/ke)" = ext4 ] || fail "/srv/ke is not ext4"
-	[ "$(in_ct findmnt -n -o FSTYPE /srv/kx)" = xfs ] || fail "/srv/kx is not xfs"
+	[ "$(in_guest findmnt -n -o FSTYPE /srv/ke)" = ext4 ] || fail "/srv/ke is not ext4"
+	[ "$(in_guest findmnt -n -o FSTYPE /srv/kx)" = xfs ] || fail "/srv/kx is not xfs"
 	sum_e=$(write_data ke data)
 	sum_x=$(write_data kx data)
 
 	# a restarted daemon finds the mappings in sysfs and changes nothing
 	before="$(krbd_mappings) $(mounts_of ke kx)"
-	in_ct systemctl restart rbd-volumed.service
+	in_guest systemctl restart rbd-volumed.service
 	wait_up 60 ke kx
 	[ "$(krbd_mappings) $(mounts_of ke kx)" = "$before" ] ||
 		fail "a daemon restart changed mappings or mounts: $before -> $(krbd_mappings) $(mounts_of ke kx)"
@@ -150,7 +150,7 @@ case_krbd_stage_publish() {
 	stop_units rbd-volume@ke.service rbd-volume@kx.service
 	[ -z "$(krbd_mappings)" ] || fail "down left krbd mappings: $(krbd_mappings)"
 	[ -z "$(mounts_of ke kx)" ] || fail "down left mounts: $(mounts_of ke kx)"
-	in_ct test ! -e "/dev/rbd/$CEPH_POOL/ke" || fail "udev kept /dev/rbd/$CEPH_POOL/ke after the unmap"
+	in_guest test ! -e "/dev/rbd/$CEPH_POOL/ke" || fail "udev kept /dev/rbd/$CEPH_POOL/ke after the unmap"
 
 	start_units rbd-volume@ke.service rbd-volume@kx.service
 	[ "$(read_sum ke data)" = "$sum_e" ] || fail "ext4 data changed across down/up"
@@ -161,22 +161,22 @@ case_krbd_stage_publish() {
 # returns with udevd stopped (rbd device map would wait for it forever).
 case_krbd_options_noudev() {
 	local id
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 	kspec ko krbd ext4 'krbd="noudev","queue_depth=64","alloc_size=131072"'
-	in_ct systemctl stop systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket
-	in_ct timeout 120 systemctl start rbd-volume@ko.service || {
-		in_ct systemctl start systemd-udevd.service
+	in_guest systemctl stop systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket
+	in_guest timeout 120 systemctl start rbd-volume@ko.service || {
+		in_guest systemctl start systemd-udevd.service
 		fail "rbd-volume@ko did not start without udev: $(failed_starts rbd-volume@ko.service)"
 	}
-	in_ct systemctl start systemd-udevd.service
+	in_guest systemctl start systemd-udevd.service
 	expect_phase ko up
 	id=$(device_of ko)
 	id=${id#/dev/rbd}
-	in_ct grep -q 'queue_depth=64' "/sys/bus/rbd/devices/$id/config_info" ||
-		fail "queue_depth=64 is not in config_info: $(in_ct cat "/sys/bus/rbd/devices/$id/config_info" | sed 's/key=[^ ,]*/key=.../')"
-	in_ct grep -q 'alloc_size=131072' "/sys/bus/rbd/devices/$id/config_info" || fail "alloc_size is not in config_info"
-	[ "$(in_ct cat "/sys/block/rbd$id/queue/nr_requests")" = 64 ] ||
-		fail "nr_requests is $(in_ct cat "/sys/block/rbd$id/queue/nr_requests"), not the queue_depth 64"
+	in_guest grep -q 'queue_depth=64' "/sys/bus/rbd/devices/$id/config_info" ||
+		fail "queue_depth=64 is not in config_info: $(in_guest cat "/sys/bus/rbd/devices/$id/config_info" | sed 's/key=[^ ,]*/key=.../')"
+	in_guest grep -q 'alloc_size=131072' "/sys/bus/rbd/devices/$id/config_info" || fail "alloc_size is not in config_info"
+	[ "$(in_guest cat "/sys/block/rbd$id/queue/nr_requests")" = 64 ] ||
+		fail "nr_requests is $(in_guest cat "/sys/block/rbd$id/queue/nr_requests"), not the queue_depth 64"
 	stop_units rbd-volume@ko.service
 	[ -z "$(krbd_mappings)" ] || fail "down left $(krbd_mappings)"
 }
@@ -185,24 +185,24 @@ case_krbd_options_noudev() {
 # holder; once it lets go, the down completes.
 case_krbd_busy_unmap() {
 	local dev said
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 	kspec kb krbd ext4
 	start_units rbd-volume@kb.service
 	dev=$(device_of kb)
-	in_ct systemd-run --quiet --unit=rbdv-holder /bin/sh -c "exec 3<$dev; exec sleep 600"
-	wait_for 10 in_ct sh -c "ls -l /proc/\$(systemctl show -P MainPID rbdv-holder)/fd | grep -q '$dev\$'" ||
+	in_guest systemd-run --quiet --unit=rbdv-holder /bin/sh -c "exec 3<$dev; exec sleep 600"
+	wait_for 10 in_guest sh -c "ls -l /proc/\$(systemctl show -P MainPID rbdv-holder)/fd | grep -q '$dev\$'" ||
 		fail "the holder did not open $dev"
 	# ExecStop= fails: the unit ends failed, the mapping stays
-	in_ct timeout 120 systemctl stop rbd-volume@kb.service || true
+	in_guest timeout 120 systemctl stop rbd-volume@kb.service || true
 	[ "$(unit_prop rbd-volume@kb.service ActiveState)" = failed ] ||
 		fail "rbd-volume@kb is $(unit_prop rbd-volume@kb.service ActiveState) after a stop with $dev held, not failed"
 	[ "$(krbd_mappings)" = "${dev#/dev/} $CEPH_POOL/kb" ] || fail "$dev was unmapped while held open: $(krbd_mappings)"
-	said=$(in_ct journalctl --no-pager -q -o cat -u rbd-volume@kb.service | grep 'rbd-volumectl: down' | tail -n 1)
+	said=$(in_guest journalctl --no-pager -q -o cat -u rbd-volume@kb.service | grep 'rbd-volumectl: down' | tail -n 1)
 	[[ $said == *"open by pid "*" (sleep); not forcing it"* ]] ||
 		fail "the unit's error does not name the holder: ${said:-nothing}"
 	sys_log "$said"
 	vol_condition kb Failed "(sleep)" || fail "the status does not name the holder: $(vol_field kb conditions)"
-	in_ct systemctl stop rbdv-holder.service
+	in_guest systemctl stop rbdv-holder.service
 	ctl down kb >/dev/null || fail "down after the holder let go failed: $(vol_field kb conditions)"
 	[ -z "$(krbd_mappings)" ] || fail "still mapped after down: $(krbd_mappings)"
 }
@@ -210,7 +210,7 @@ case_krbd_busy_unmap() {
 # rbd resize of a staged ext4 volume: the next pass grows it online.
 case_krbd_online_grow() {
 	local before after
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 	kspec kg krbd ext4 size=256M
 	start_units rbd-volume@kg.service
 	before=$(df_kib kg)
@@ -219,19 +219,19 @@ case_krbd_online_grow() {
 	after=$(df_kib kg)
 	[ "$after" -gt $((before + 200000)) ] || fail "/srv/kg did not grow: $before KiB -> $after KiB"
 	# The ring buffer has the line before resize2fs returns; journald reads it later.
-	in_ct dmesg | grep -q 'EXT4-fs (rbd[0-9]*): resized filesystem' ||
+	in_guest dmesg | grep -q 'EXT4-fs (rbd[0-9]*): resized filesystem' ||
 		fail "the kernel did not log an online resize"
 	sys_log "df: $before KiB -> $after KiB, online"
 	stop_units rbd-volume@kg.service
 }
-df_kib() { in_ct df -k --output=size "/srv/$1" | tail -n 1 | tr -d ' '; }
+df_kib() { in_guest df -k --output=size "/srv/$1" | tail -n 1 | tr -d ' '; }
 
 # Images that hold something, mapped through krbd on /dev/rbdN: never
 # formatted, never mounted, not one byte changed.
 case_krbd_safety_matrix() {
 	local kind units=() before=() i
 	local kinds=(ext4 xfs luks2 gpt dos random0 random64k)
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 	for kind in "${kinds[@]}"; do
 		make_image "sm_$kind" "$kind"
 		# the spec's filesystem is never the one on the image: a mount would change it
@@ -239,7 +239,7 @@ case_krbd_safety_matrix() {
 		units+=("rbd-volume@sm_$kind.service")
 	done
 	for kind in "${kinds[@]}"; do before+=("$(image_sum "sm_$kind")"); done
-	if in_ct timeout 300 systemctl start "${units[@]}" 2>/dev/null; then
+	if in_guest timeout 300 systemctl start "${units[@]}" 2>/dev/null; then
 		fail "volumes over foreign data started"
 	fi
 	for kind in "${kinds[@]}"; do
@@ -249,7 +249,7 @@ case_krbd_safety_matrix() {
 		sys_log "sm_$kind: $(vol_field "sm_$kind" conditions | cut -c1-160)"
 	done
 	[ -z "$(mounts_of "${kinds[@]/#/sm_}")" ] || fail "something was mounted: $(mounts_of "${kinds[@]/#/sm_}")"
-	in_ct timeout 300 systemctl stop "${units[@]}" || fail "the stop failed"
+	in_guest timeout 300 systemctl stop "${units[@]}" || fail "the stop failed"
 	for i in "${!kinds[@]}"; do
 		[ "$(image_sum "sm_${kinds[$i]}")" = "${before[$i]}" ] || fail "image sm_${kinds[$i]} changed"
 	done
@@ -258,7 +258,7 @@ case_krbd_safety_matrix() {
 # make_image NAME KIND: a 64 MiB image (xfs: 320) holding KIND, made in the guest and imported
 make_image() {
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -ec 'f=/tmp/$1.img; rm -f "$f"; truncate -s 64M "$f"
+	in_guest sh -ec 'f=/tmp/$1.img; rm -f "$f"; truncate -s 64M "$f"
 		[ "$2" != xfs ] || truncate -s 320M "$f"
 		case $2 in
 		ext4) mkfs.ext4 -q -F "$f" ;;
@@ -283,10 +283,10 @@ Marker=RBDV-PLAINTEXT-MARKER-7f3a
 
 # put_key NAME: a 0600 keyfile /etc/rbd-volume/keys/NAME.key of random printable bytes
 put_key() {
-	in_ct sh -ec "mkdir -p -m 0700 /etc/rbd-volume/keys
+	in_guest sh -ec "mkdir -p -m 0700 /etc/rbd-volume/keys
 		umask 077; head -c 48 /dev/urandom | base64 -w0 >/etc/rbd-volume/keys/$1.key"
 }
-key_of() { in_ct cat "/etc/rbd-volume/keys/$1.key"; }
+key_of() { in_guest cat "/etc/rbd-volume/keys/$1.key"; }
 # shellcheck disable=SC2016 # expanded inside
 set_key() { "$KG_GUEST" exec "$SYS_WORK/vm" -i sh -c 'umask 077; cat >"$1"' set_key "/etc/rbd-volume/keys/$1.key"; } # set_key NAME: stdin
 
@@ -294,10 +294,10 @@ set_key() { "$KG_GUEST" exec "$SYS_WORK/vm" -i sh -c 'umask 077; cat >"$1"' set_
 # The key appears in no journal field, no unit's environment, no argv.
 key_nowhere() { secret_nowhere "the key of $1" "$(key_of "$1")"; }
 secret_nowhere() { # secret_nowhere WHAT SECRET
-	! in_ct journalctl --no-pager -o export | grep -aqF -e "$2" || fail "$1 is in the journal"
-	! in_ct sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF -e "$2" ||
+	! in_guest journalctl --no-pager -o export | grep -aqF -e "$2" || fail "$1 is in the journal"
+	! in_guest sh -c 'cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null' | grep -aqF -e "$2" ||
 		fail "$1 is in a command line or an environment"
-	! in_ct "$SYS_BINDIR/rbd-volumectl" status --json | grep -qF -e "$2" || fail "$1 is in a status"
+	! in_guest "$SYS_BINDIR/rbd-volumectl" status --json | grep -qF -e "$2" || fail "$1 is in a status"
 }
 
 # A fresh image with [encryption]: a LUKS2 header on the image, the filesystem
@@ -305,16 +305,16 @@ secret_nowhere() { # secret_nowhere WHAT SECRET
 # Then rotate-key: only the new key opens the header, and the volume with it.
 case_crypt_round_trip() {
 	local sum header old out rc device slot
-	in_ct modprobe -a rbd dm_crypt
+	in_guest modprobe -a rbd dm_crypt
 	put_key kc
 	kspec kc krbd ext4 crypt=/etc/rbd-volume/keys/kc.key
 	start_units rbd-volume@kc.service
 	expect_phase kc up
 	[ "$(crypt_mappings)" = rbdv-kc ] || fail "no rbdv-kc mapping: $(crypt_mappings)"
-	[ "$(in_ct findmnt -n -o FSTYPE /srv/kc)" = ext4 ] || fail "/srv/kc is not ext4"
-	[ "$(in_ct readlink -f "$(in_ct findmnt -n -o SOURCE /srv/kc)")" = "$(in_ct readlink -f /dev/mapper/rbdv-kc)" ] ||
-		fail "/srv/kc is not on the mapping: $(in_ct findmnt -n -o SOURCE /srv/kc)"
-	in_ct sh -c "yes $Marker | head -c 8M >/srv/kc/plain && sync -f /srv/kc/plain"
+	[ "$(in_guest findmnt -n -o FSTYPE /srv/kc)" = ext4 ] || fail "/srv/kc is not ext4"
+	[ "$(in_guest readlink -f "$(in_guest findmnt -n -o SOURCE /srv/kc)")" = "$(in_guest readlink -f /dev/mapper/rbdv-kc)" ] ||
+		fail "/srv/kc is not on the mapping: $(in_guest findmnt -n -o SOURCE /srv/kc)"
+	in_guest sh -c "yes $Marker | head -c 8M >/srv/kc/plain && sync -f /srv/kc/plain"
 	sum=$(write_data kc data)
 	stop_units rbd-volume@kc.service
 	[ -z "$(crypt_mappings)" ] || fail "down left $(crypt_mappings) open"
@@ -340,12 +340,12 @@ case_crypt_round_trip() {
 	! out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-new.key 2>&1) ||
 		fail "rotate-key rewrote a keyfile volume kcs shares"
 	[[ $out == *"also the key of volume 'kcs'"* ]] || fail "the refusal does not name kcs: $out"
-	in_ct rm -f /etc/rbd-volume/volumes/kcs.toml
+	in_guest rm -f /etc/rbd-volume/volumes/kcs.toml
 	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-new.key) || fail "rotate-key failed: $out"
 	sys_log "rotate-key: $(echo "$out" | tr '\n' ';')"
 	[ "$(key_of kc)" = "$(key_of kc-new)" ] || fail "the keyfile does not hold the new key"
-	[ "$(in_ct stat -c %a /etc/rbd-volume/keys/kc.key)" = 600 ] || fail "the keyfile's mode changed"
-	[ "$(in_ct journalctl --no-pager -q -o cat RBDV_VOLUME=kc RBDV_STEP=rotate-key-remove-old | wc -l)" = 1 ] ||
+	[ "$(in_guest stat -c %a /etc/rbd-volume/keys/kc.key)" = 600 ] || fail "the keyfile's mode changed"
+	[ "$(in_guest journalctl --no-pager -q -o cat RBDV_VOLUME=kc RBDV_STEP=rotate-key-remove-old | wc -l)" = 1 ] ||
 		fail "no journal record of the old key's removal"
 	stop_units rbd-volume@kc.service
 	key_of kc >"$SYS_WORK/kc.newkey"
@@ -367,13 +367,13 @@ case_crypt_round_trip() {
 	old=$(key_of kc)
 	put_key kc-next
 	device=$(device_of kc)
-	in_ct cryptsetup luksAddKey --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+	in_guest cryptsetup luksAddKey --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
 		--key-file /etc/rbd-volume/keys/kc.key "$device" /etc/rbd-volume/keys/kc-next.key
-	slot=$(in_ct cryptsetup open --test-passphrase -v --key-file /etc/rbd-volume/keys/kc.key "$device" |
+	slot=$(in_guest cryptsetup open --test-passphrase -v --key-file /etc/rbd-volume/keys/kc.key "$device" |
 		sed -n 's/^Key slot \([0-9]*\) unlocked.*/\1/p')
 	[ -n "$slot" ] || fail "no key slot for the current key of kc"
 	printf '{"type":"rbd-volume-rotation","keyslots":[],"retiring":"%s"}' "$slot" | put_file /run/kc-token.json
-	in_ct cryptsetup token import --json-file /run/kc-token.json "$device"
+	in_guest cryptsetup token import --json-file /run/kc-token.json "$device"
 	key_of kc-next | set_key kc
 	stop_units rbd-volume@kc.service
 	start_units rbd-volume@kc.service
@@ -381,10 +381,10 @@ case_crypt_round_trip() {
 	device=$(device_of kc)
 	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-next.key) || fail "the rerun failed: $out"
 	[[ $out == *"remove-old: key slot $slot destroyed"* ]] || fail "the rerun did not finish: $out"
-	! in_ct cryptsetup luksDump "$device" | grep -q rbd-volume-rotation || fail "the record is still in the header"
+	! in_guest cryptsetup luksDump "$device" | grep -q rbd-volume-rotation || fail "the record is still in the header"
 	rc=0
 	printf %s "$old" | set_key kc-retired
-	in_ct cryptsetup open --test-passphrase --key-file /etc/rbd-volume/keys/kc-retired.key "$device" 2>/dev/null || rc=$?
+	in_guest cryptsetup open --test-passphrase --key-file /etc/rbd-volume/keys/kc-retired.key "$device" 2>/dev/null || rc=$?
 	[ "$rc" = 2 ] || fail "the retired key: cryptsetup exit $rc, expected 2"
 	stop_units rbd-volume@kc.service
 }
@@ -393,19 +393,19 @@ case_crypt_round_trip() {
 # never encrypted over, not one byte changed.
 case_crypt_refuses_a_filesystem() {
 	local before
-	in_ct modprobe -a rbd dm_crypt
+	in_guest modprobe -a rbd dm_crypt
 	put_key kf
 	make_image kf ext4
 	kspec kf krbd ext4 size=none crypt=/etc/rbd-volume/keys/kf.key
 	before=$(image_sum kf)
-	if in_ct timeout 120 systemctl start rbd-volume@kf.service 2>/dev/null; then
+	if in_guest timeout 120 systemctl start rbd-volume@kf.service 2>/dev/null; then
 		fail "an ext4 image was staged as an encrypted volume"
 	fi
 	vol_condition kf Conflict "never encrypted over" ||
 		fail "no conflict naming the filesystem: $(vol_field kf conditions)"
 	sys_log "kf: $(vol_field kf conditions | cut -c1-160)"
 	[ -z "$(crypt_mappings)" ] || fail "opened: $(crypt_mappings)"
-	in_ct timeout 120 systemctl stop rbd-volume@kf.service || fail "the stop failed"
+	in_guest timeout 120 systemctl stop rbd-volume@kf.service || fail "the stop failed"
 	[ "$(image_sum kf)" = "$before" ] || fail "the image changed"
 }
 
@@ -416,7 +416,7 @@ case_crypt_refuses_a_filesystem() {
 # argon2 under emulation is the slow part).
 case_crypt_crash_windows() {
 	local sum opens before after
-	in_ct modprobe -a rbd dm_crypt
+	in_guest modprobe -a rbd dm_crypt
 	put_key kw
 	kspec kw krbd xfs size=320M crypt=/etc/rbd-volume/keys/kw.key
 	start_units rbd-volume@kw.service
@@ -449,11 +449,11 @@ case_crypt_crash_windows() {
 	[ "$(read_sum kw data)" = "$sum" ] || fail "data changed across the grow"
 	stop_units rbd-volume@kw.service
 }
-luks_opens() { in_ct journalctl --no-pager -q -o cat RBDV_VOLUME="$1" RBDV_STEP=luks-open RBDV_RESULT=changed | wc -l; }
+luks_opens() { in_guest journalctl --no-pager -q -o cat RBDV_VOLUME="$1" RBDV_STEP=luks-open RBDV_RESULT=changed | wc -l; }
 kill_daemon_and_unmount() { # kill_daemon_and_unmount NAME
-	in_ct systemctl kill --signal=KILL rbd-volumed.service
-	in_ct systemctl stop rbd-volumed.service
-	in_ct umount "/srv/$1" "/run/rbd-volume/staging/$1" || fail "cannot unmount $1 by hand"
+	in_guest systemctl kill --signal=KILL rbd-volumed.service
+	in_guest systemctl stop rbd-volumed.service
+	in_guest umount "/srv/$1" "/run/rbd-volume/staging/$1" || fail "cannot unmount $1 by hand"
 	[ "$(crypt_mappings)" = "rbdv-$1" ] || fail "the mapping went with the daemon: $(crypt_mappings)"
 }
 
@@ -464,7 +464,7 @@ kill_daemon_and_unmount() { # kill_daemon_and_unmount NAME
 # passphrase is "permission denied", nothing opened; the right one opens the data.
 case_crypt_image_metadata() {
 	local id=0001-0024-kernel-suite-0000000000000001-6a1f0c3e json sum kek image
-	in_ct modprobe -a rbd dm_crypt
+	in_guest modprobe -a rbd dm_crypt
 	put_key kcm
 	put_key kcn
 	on_cluster rbd create --size 256M "$CEPH_POOL/kcm" || fail "cannot create kcm"
@@ -475,7 +475,7 @@ case_crypt_image_metadata() {
 	kspec kcn krbd ext4 kek=/etc/rbd-volume/keys/kcn.key
 	start_units rbd-volume@kcm.service rbd-volume@kcn.service
 	[ "$(crypt_mappings | tr '\n' ' ')" = "rbdv-kcm rbdv-kcn " ] || fail "not both open: $(crypt_mappings)"
-	in_ct sh -c "yes $Marker | head -c 8M >/srv/kcm/plain && sync -f /srv/kcm/plain"
+	in_guest sh -c "yes $Marker | head -c 8M >/srv/kcm/plain && sync -f /srv/kcm/plain"
 	sum=$(write_data kcm data)
 	stop_units rbd-volume@kcm.service rbd-volume@kcn.service
 
@@ -494,13 +494,13 @@ case_crypt_image_metadata() {
 
 	kek=$(key_of kcm)
 	put_key kcm
-	if in_ct timeout 120 systemctl start rbd-volume@kcm.service 2>/dev/null; then
+	if in_guest timeout 120 systemctl start rbd-volume@kcm.service 2>/dev/null; then
 		fail "kcm staged with another passphrase"
 	fi
 	vol_condition kcm Failed "does not unwrap" || fail "no refusal naming the key: $(vol_field kcm conditions)"
 	sys_log "kcm: $(vol_field kcm conditions | cut -c1-200)"
 	[ -z "$(crypt_mappings)" ] || fail "opened with a wrong passphrase: $(crypt_mappings)"
-	in_ct timeout 120 systemctl stop rbd-volume@kcm.service || fail "the stop failed"
+	in_guest timeout 120 systemctl stop rbd-volume@kcm.service || fail "the stop failed"
 	printf %s "$kek" | set_key kcm
 	start_units rbd-volume@kcm.service
 	[ "$(read_sum kcm data)" = "$sum" ] || fail "data changed"
@@ -522,28 +522,28 @@ header_opens_with() { # header_opens_with IMAGE KEYFILE: the image's LUKS header
 # an image with a feature krbd cannot map: auto maps it with nbd, a spec
 # that says krbd gets "unsupported by krbd".
 case_auto_driver() {
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	kspec aa auto ext4
 	start_units rbd-volume@aa.service
 	[[ $(device_of aa) == /dev/rbd* ]] || fail "auto mapped on '$(device_of aa)' with rbd loaded, not krbd"
 	stop_units rbd-volume@aa.service
-	in_ct rmmod rbd || fail "cannot unload rbd: $(in_ct lsmod | grep '^rbd')"
+	in_guest rmmod rbd || fail "cannot unload rbd: $(in_guest lsmod | grep '^rbd')"
 	start_units rbd-volume@aa.service
 	[[ $(device_of aa) == /dev/nbd* ]] || fail "auto mapped on '$(device_of aa)' with only nbd loaded, not nbd"
 	stop_units rbd-volume@aa.service
-	in_ct modprobe rbd
+	in_guest modprobe rbd
 
 	on_cluster rbd rm --no-progress "$CEPH_POOL/aj" >/dev/null 2>&1 || true
 	on_cluster rbd create --size 64M --image-feature layering,exclusive-lock,journaling "$CEPH_POOL/aj"
 	kspec aj krbd ext4 size=none
-	if in_ct timeout 120 systemctl start rbd-volume@aj.service 2>/dev/null; then
+	if in_guest timeout 120 systemctl start rbd-volume@aj.service 2>/dev/null; then
 		fail "a journaling image was staged through krbd"
 	fi
 	vol_condition aj Failed "unsupported by krbd: this kernel's rbd cannot map $CEPH_POOL/aj's journaling" ||
 		fail "no 'unsupported by krbd' naming journaling: $(vol_field aj conditions)"
 	sys_log "krbd: $(vol_field aj conditions | cut -c1-200)"
-	in_ct systemctl stop rbd-volume@aj.service
+	in_guest systemctl stop rbd-volume@aj.service
 	kspec aj auto ext4 size=none
 	start_units rbd-volume@aj.service
 	[[ $(device_of aj) == /dev/nbd* ]] || fail "auto put the journaling image on '$(device_of aj)', not nbd"
@@ -561,10 +561,10 @@ case_auto_driver() {
 # have resumed.
 case_nbd_heal() {
 	local i pid device mounts count heals="" started
-	in_ct modprobe nbd
+	in_guest modprobe nbd
 	kspec nh nbd ext4
 	printf '[Unit]\nStartLimitBurst=20\n' | put_file /run/systemd/system/rbd-nbd@nh.service.d/start-limit.conf
-	in_ct systemctl daemon-reload
+	in_guest systemctl daemon-reload
 	start_units rbd-volume@nh.service
 	device=$(device_of nh)
 	mounts=$(mounts_of nh)
@@ -574,7 +574,7 @@ case_nbd_heal() {
 		[ "$pid" -gt 0 ] || fail "rbd-nbd@nh has no main process (round $i)"
 		count=$(writes_of nh)
 		started=$(sys_now_ms)
-		in_ct kill -KILL "$pid"
+		in_guest kill -KILL "$pid"
 		# a pass while nothing serves the device must leave it be
 		ctl reconcile nh >/dev/null || fail "a pass during the re-attach failed (round $i): $(vol_field nh conditions)"
 		! vol_condition nh MapperLost || fail "MapperLost while systemd re-attached (round $i)"
@@ -601,8 +601,8 @@ writes_past() { local now; now=$(writes_of "$1"); [ "${now%% *}" -gt $(($2 + $3)
 # nbd volume: no write fails, devices and mount IDs stay.
 case_daemon_restart_keeps_io() {
 	local before pid
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	kspec dk krbd ext4
 	kspec dn nbd xfs size=320M
 	start_units rbd-volume@dk.service rbd-volume@dn.service
@@ -610,11 +610,11 @@ case_daemon_restart_keeps_io() {
 	start_writer dn
 	before="$(device_of dk) $(device_of dn) $(mounts_of dk dn)"
 	pid=$(unit_prop rbd-volumed.service MainPID)
-	in_ct systemctl restart rbd-volumed.service
+	in_guest systemctl restart rbd-volumed.service
 	[ "$(unit_prop rbd-volumed.service MainPID)" != "$pid" ] || fail "restart kept MainPID $pid"
 	wait_up 60 dk dn
 	pid=$(unit_prop rbd-volumed.service MainPID)
-	in_ct kill -KILL "$pid"
+	in_guest kill -KILL "$pid"
 	wait_for 30 daemon_replaced "$pid" || fail "systemd did not restart rbd-volumed after kill -9 of $pid"
 	wait_up 60 dk dn
 	[ "$(device_of dk) $(device_of dn) $(mounts_of dk dn)" = "$before" ] ||
@@ -631,13 +631,13 @@ case_daemon_restart_keeps_io() {
 # kernel gives up on the device (map.nbd's reattach-timeout, 20 s here).
 case_nbd_dead_mapper() {
 	local started ms worst=0 i
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	kspec nd nbd ext4 'nbd="reattach-timeout=20"'
 	kspec na krbd ext4
 	start_units rbd-volume@nd.service
 	start_writer nd
-	in_ct systemctl stop rbd-nbd@nd.service # a stop detaches: the kernel keeps the device
+	in_guest systemctl stop rbd-nbd@nd.service # a stop detaches: the kernel keeps the device
 	started=$(sys_now_ms)
 	# no event says so: the resync pass (every 15 s here, kg_install) finds it
 	wait_for 75 vol_condition nd MapperLost "systemctl start rbd-nbd@nd.service" ||
@@ -659,10 +659,10 @@ case_nbd_dead_mapper() {
 	stop_units rbd-volume@na.service
 	sys_log "status at most $worst ms; another volume up and down in $(elapsed_s "$started") s"
 	# past the reattach timeout the kernel fails the held writes: the writer ends with errors
-	in_ct touch /run/rbdv-writer-nd.stop
+	in_guest touch /run/rbdv-writer-nd.stop
 	wait_for 90 unit_in_state rbdv-writer-nd.service exited || fail "the writer of nd is still blocked"
 	started=$(sys_now_ms)
-	in_ct timeout 120 systemctl stop rbd-volume@nd.service || fail "the stop of nd failed"
+	in_guest timeout 120 systemctl stop rbd-volume@nd.service || fail "the stop of nd failed"
 	[ "$(unit_prop rbd-volume@nd.service ActiveState)" = inactive ] ||
 		fail "rbd-volume@nd is $(unit_prop rbd-volume@nd.service ActiveState) after its stop: $(vol_field nd conditions)"
 	sys_log "down of the dead volume took $(elapsed_s "$started") s"
@@ -676,39 +676,39 @@ case_nbd_dead_mapper() {
 # systemd from restarting the server.
 case_nbd_dead_inflight() {
 	local pid device started result
-	in_ct modprobe nbd
+	in_guest modprobe nbd
 	kspec ni nbd ext4 'nbd="reattach-timeout=10"'
 	start_units rbd-volume@ni.service
 	device=$(device_of ni)
-	in_ct dd if=/dev/urandom of=/srv/ni/held bs=4k count=1 oflag=direct status=none
+	in_guest dd if=/dev/urandom of=/srv/ni/held bs=4k count=1 oflag=direct status=none
 	printf '[Service]\nRestart=no\n' | put_file /run/systemd/system/rbd-nbd@ni.service.d/no-restart.conf
-	in_ct systemctl daemon-reload
+	in_guest systemctl daemon-reload
 	pid=$(unit_prop rbd-nbd@ni.service MainPID)
 	[ "$pid" -gt 0 ] || fail "rbd-nbd@ni has no main process"
-	in_ct kill -STOP "$pid"
+	in_guest kill -STOP "$pid"
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct systemd-run --quiet --unit=rbdv-held-ni sh -c 'dd if=/dev/zero of=/srv/ni/held bs=4k \
+	in_guest systemd-run --quiet --unit=rbdv-held-ni sh -c 'dd if=/dev/zero of=/srv/ni/held bs=4k \
 		count=1 oflag=direct conv=notrunc status=none; echo $? >/run/rbdv-held-ni.status'
 	wait_for 30 inflight_on "$device" || fail "no request in flight on $device"
-	in_ct kill -KILL "$pid"
+	in_guest kill -KILL "$pid"
 	started=$(sys_now_ms)
-	wait_for 90 in_ct test -s /run/rbdv-held-ni.status ||
+	wait_for 90 in_guest test -s /run/rbdv-held-ni.status ||
 		fail "the write in flight on $device is still blocked $(elapsed_s "$started") s after kill -9"
-	result=$(in_ct cat /run/rbdv-held-ni.status)
+	result=$(in_guest cat /run/rbdv-held-ni.status)
 	sys_log "the held write ended $(elapsed_s "$started") s after kill -9 (dd exit status $result)"
 	[ "$result" != 0 ] || fail "the held write succeeded with no server to take it"
-	in_ct journalctl --no-pager -q -o cat -u rbd-nbd@ni.service | grep -qF "nothing serves $device" ||
+	in_guest journalctl --no-pager -q -o cat -u rbd-nbd@ni.service | grep -qF "nothing serves $device" ||
 		fail "rbd-nbd@ni's stop did not say that $device's requests now fail"
-	in_ct rm -rf /run/systemd/system/rbd-nbd@ni.service.d
-	in_ct systemctl daemon-reload
-	in_ct timeout 120 systemctl stop rbd-volume@ni.service || fail "the stop of ni failed"
+	in_guest rm -rf /run/systemd/system/rbd-nbd@ni.service.d
+	in_guest systemctl daemon-reload
+	in_guest timeout 120 systemctl stop rbd-volume@ni.service || fail "the stop of ni failed"
 	[ -z "$(nbd_mappings)" ] || fail "down left $(nbd_mappings)"
 }
 
 # inflight_on DEVICE: the block layer has a request of DEVICE's in its driver
 inflight_on() {
 	local counts
-	counts=$(in_ct cat "/sys/block/${1#/dev/}/inflight") || return 1
+	counts=$(in_guest cat "/sys/block/${1#/dev/}/inflight") || return 1
 	[ "$(echo "$counts" | awk '{ print $1 + $2 }')" -gt 0 ]
 }
 
@@ -718,7 +718,7 @@ inflight_on() {
 # rbdv-writer-NAME.service, until stop_writer; every failed write is counted.
 start_writer() {
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct systemd-run --quiet --unit="rbdv-writer-$1" -p RemainAfterExit=yes /bin/bash -c '
+	in_guest systemd-run --quiet --unit="rbdv-writer-$1" -p RemainAfterExit=yes /bin/bash -c '
 		i=0 errors=0
 		while [ ! -e "/run/rbdv-writer-$1.stop" ]; do
 			[ $SECONDS -lt 1800 ] || break
@@ -728,20 +728,20 @@ start_writer() {
 			echo "$i $errors" >"/run/rbdv-writer-$1.count"
 		done
 		echo "$i writes, $errors errors"' writer "$1"
-	wait_for 30 in_ct test -s "/run/rbdv-writer-$1.count" || fail "the writer of $1 did not start writing"
+	wait_for 30 in_guest test -s "/run/rbdv-writer-$1.count" || fail "the writer of $1 did not start writing"
 }
 
 # writes_of NAME: "WRITES ERRORS" so far
-writes_of() { in_ct cat "/run/rbdv-writer-$1.count"; }
+writes_of() { in_guest cat "/run/rbdv-writer-$1.count"; }
 
 # stop_writer NAME: ends the writer; fails the case if a write failed
 stop_writer() {
 	local result
-	in_ct touch "/run/rbdv-writer-$1.stop"
+	in_guest touch "/run/rbdv-writer-$1.stop"
 	wait_for 120 unit_in_state "rbdv-writer-$1.service" exited || fail "the writer of $1 did not finish"
-	result=$(in_ct journalctl --no-pager -q -o cat -u "rbdv-writer-$1.service" | grep ' writes, ' | tail -n 1)
-	in_ct systemctl stop "rbdv-writer-$1.service"
-	in_ct rm -f "/run/rbdv-writer-$1.stop" "/run/rbdv-writer-$1.count"
+	result=$(in_guest journalctl --no-pager -q -o cat -u "rbdv-writer-$1.service" | grep ' writes, ' | tail -n 1)
+	in_guest systemctl stop "rbdv-writer-$1.service"
+	in_guest rm -f "/run/rbdv-writer-$1.stop" "/run/rbdv-writer-$1.count"
 	sys_log "writer of $1: $result"
 	case $result in
 	*" writes, 0 errors") ;;
@@ -771,8 +771,8 @@ kg_csi() { # kg_csi MOUNTER DEVICE-PREFIX
 	image=csi_${1//-/_}
 	staging=$(csi_staging "k$1")
 	target=$(csi_target "k$1" pod-1)
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	csi_setup
 	csi_image "$image" 256M
 	for round in 1 2; do
@@ -781,10 +781,10 @@ kg_csi() { # kg_csi MOUNTER DEVICE-PREFIX
 		[[ $(device_of "$name") == "$2"* ]] ||
 			fail "mounter $1 staged on '$(device_of "$name")', not $2*"
 		if [ "$round" = 1 ]; then
-			sum=$(in_ct sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' &&
+			sum=$(in_guest sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' &&
 				sha256sum <'$target/data'")
 		else
-			[ "$(in_ct sh -c "sha256sum <'$target/data'")" = "$sum" ] || fail "the data changed across unstage and stage"
+			[ "$(in_guest sh -c "sha256sum <'$target/data'")" = "$sum" ] || fail "the data changed across unstage and stage"
 		fi
 		csi_teardown "$id" "$staging" "$target"
 		csi_assert_clean
@@ -805,7 +805,7 @@ case_csi_crypt() {
 	CSI_MOUNTER=rbd
 	staging=$(csi_staging kcrypt)
 	target=$(csi_target kcrypt pod-1)
-	in_ct modprobe -a rbd dm_crypt
+	in_guest modprobe -a rbd dm_crypt
 	csi_setup
 	put_file /etc/ceph-csi-encryption-kms-config/config.json <<<'{"secrets-metadata": {"encryptionKMSType": "metadata"}}'
 	csi_image "$image" 256M
@@ -813,7 +813,7 @@ case_csi_crypt() {
 	json=$(printf %s "$passphrase" | "$KG_CSI_KEY" wrap "$id" "$SYS_WORK/$image.dek") || fail "cannot wrap a data key"
 	csi_rbd image-meta set "$CEPH_POOL/$image" rbd.csi.ceph.com/dek "$json"
 	csi_rbd image-meta set "$CEPH_POOL/$image" rbd.csi.ceph.com/encrypted encryptionPrepared
-	in_ct mkdir -p "$staging" "${target%/*}"
+	in_guest mkdir -p "$staging" "${target%/*}"
 
 	csi_code 7 Node.NodeStageVolume "$(csi_crypt_stage_json "$id" "$image" "$staging" "not-$passphrase")"
 	[ -z "$(crypt_mappings)" ] || fail "a wrong passphrase left $(crypt_mappings) open"
@@ -827,17 +827,17 @@ case_csi_crypt() {
 		fail "publish failed: $(csi_journal)"
 	name=$(ctl list | awk '/^csi_/ {print $1}')
 	[ "$(crypt_mappings)" = "rbdv-$name" ] || fail "not open as rbdv-$name: $(crypt_mappings)"
-	in_ct sh -c "yes $Marker | head -c 8M >'$target/plain' && sync -f '$target/plain'"
-	sum=$(in_ct sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' && sha256sum <'$target/data'")
+	in_guest sh -c "yes $Marker | head -c 8M >'$target/plain' && sync -f '$target/plain'"
+	sum=$(in_guest sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' && sha256sum <'$target/data'")
 
-	before=$(in_ct df -k --output=size "$target" | tail -n 1 | tr -d ' ')
+	before=$(in_guest df -k --output=size "$target" | tail -n 1 | tr -d ' ')
 	csi_rbd resize --no-progress --size 512M "$CEPH_POOL/$image"
 	csi_call Node.NodeExpandVolume "{\"volume_id\": \"$id\", \"volume_path\": \"$target\",
 		\"capacity_range\": {\"required_bytes\": 536870912}}" >/dev/null || fail "expand failed: $(csi_journal)"
-	after=$(in_ct df -k --output=size "$target" | tail -n 1 | tr -d ' ')
+	after=$(in_guest df -k --output=size "$target" | tail -n 1 | tr -d ' ')
 	[ "$after" -gt $((before + 200000)) ] || fail "$target did not grow: $before KiB -> $after KiB"
 	sys_log "expand: $before KiB -> $after KiB, through the mapping"
-	[ "$(in_ct sh -c "sha256sum <'$target/data'")" = "$sum" ] || fail "data changed"
+	[ "$(in_guest sh -c "sha256sum <'$target/data'")" = "$sum" ] || fail "data changed"
 
 	csi_teardown "$id" "$staging" "$target"
 	csi_assert_clean
@@ -849,8 +849,8 @@ case_csi_crypt() {
 		fail "the plaintext is in the image"
 	secret_nowhere "the encryption passphrase" "$passphrase"
 	secret_nowhere "the data key" "$(cat "$SYS_WORK/$image.dek")"
-	! in_ct grep -rlF -- "$passphrase" /run/rbd-volume /etc /var/lib/kubelet 2>/dev/null | grep -q . ||
-		fail "the passphrase is in $(in_ct grep -rlF -- "$passphrase" /run/rbd-volume /etc /var/lib/kubelet 2>/dev/null | tr '\n' ' ')"
+	! in_guest grep -rlF -- "$passphrase" /run/rbd-volume /etc /var/lib/kubelet 2>/dev/null | grep -q . ||
+		fail "the passphrase is in $(in_guest grep -rlF -- "$passphrase" /run/rbd-volume /etc /var/lib/kubelet 2>/dev/null | tr '\n' ' ')"
 	csi_key_only_in ""
 	rm -f "$SYS_WORK/$image.dek"
 }
@@ -874,8 +874,8 @@ KG_CASES+=(stage_times)
 case_stage_times() {
 	local driver round started staged rounds=${RBDV_KERNEL_ROUNDS:-5}
 	local drivers=(krbd nbd fuse)
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	for driver in "${drivers[@]}"; do
 		kspec "t_$driver" "$driver" ext4
 		: >"$SYS_WORK/times.$driver"
@@ -922,7 +922,7 @@ many_specs() {
 	tar -C "$dir" -cf - . | put_file /run/rbdv-specs.tar
 	rm -rf "$dir"
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 'd=/etc/rbd-volume/.many && mkdir -p "$d" && tar -xf /run/rbdv-specs.tar -C "$d" &&
+	in_guest sh -c 'd=/etc/rbd-volume/.many && mkdir -p "$d" && tar -xf /run/rbdv-specs.tar -C "$d" &&
 		mv "$d"/*.toml /etc/rbd-volume/volumes/ && rmdir "$d" && rm -f /run/rbdv-specs.tar'
 }
 
@@ -937,8 +937,8 @@ many_specs() {
 case_many_volumes() {
 	local count=${RBDV_KERNEL_VOLUMES:-50} driver unit since started ticks
 	local seq_up seq_down up down seq_up_busy seq_down_busy up_busy down_busy
-	in_ct modprobe rbd
-	in_ct modprobe nbd
+	in_guest modprobe rbd
+	in_guest modprobe nbd
 	for driver in ${RBDV_KERNEL_DRIVERS:-krbd nbd}; do
 		many_specs "s_$driver" "$driver" "$count"
 		since=$(ct_now_ms) ticks=$(cpu_ticks) started=$(sys_now_ms)

@@ -2,13 +2,14 @@
 # shellcheck shell=bash
 # lib.sh: the kernel suite's harness (tests/kernel/run.sh), sourced after
 # tests/system/lib.sh, whose case running, reporting, waiting and status
-# helpers it shares: its in_ct and put_file are redefined here to run in the
-# guest kernel (tests/kernel/guest.sh) instead of a container.
+# helpers it shares: they run on the machine under test through on_node and
+# put_file, which point here at the guest kernel (tests/kernel/guest.sh)
+# instead of the container.
 #
 #   kg_missing BUILD_DIR   what this machine lacks to run it (empty: nothing)
 #   kg_up BUILD_DIR        network namespace, cluster there, guest, install
 #   kg_down                tear it all down; safe at any point, more than once
-#   in_ct CMD...           CMD in the guest (guest.sh exec: a clean environment)
+#   in_guest CMD...        CMD in the guest (guest.sh exec: a clean environment)
 #   on_cluster CMD...      CMD here, in the guest's network namespace, as admin
 #   kspec NAME DRIVER FS [KEY=VALUE...]   a spec for NAME (see below)
 
@@ -33,7 +34,8 @@ kg_missing() {
 	esac
 }
 
-in_ct() { "$KG_GUEST" exec "$SYS_WORK/vm" "$@"; } # the agent's environment is clean
+in_guest() { "$KG_GUEST" exec "$SYS_WORK/vm" "$@"; } # the agent's environment is clean
+on_node() { in_guest "$@"; }
 
 put_file() { # put_file PATH: stdin to PATH in the guest, atomically
 	# shellcheck disable=SC2016 # expanded inside
@@ -79,7 +81,7 @@ kg_install() {
 			rm -rf "${SYS_WORK:?}/vm/dest/$path"
 		fi
 	done
-	in_ct cp -a "$SYS_WORK/vm/dest/." / || sys_die "cannot copy the build into the guest"
+	in_guest cp -a "$SYS_WORK/vm/dest/." / || sys_die "cannot copy the build into the guest"
 	mapfile -t SYS_INSTALLED < <(sys_installed_paths "$SYS_BUILD")
 	for path in "${SYS_INSTALLED[@]}"; do
 		# shellcheck disable=SC2034 # the cases use them
@@ -91,15 +93,15 @@ kg_install() {
 	done
 	sed -e 's|^run dir = .*|run dir = /run/ceph|' -e 's|^log file = .*/|log file = /var/log/ceph/|' \
 		"$CEPH_CONF" | put_file /etc/ceph/ceph.conf
-	in_ct mkdir -p /run/ceph /var/log/ceph
+	in_guest mkdir -p /run/ceph /var/log/ceph
 	# A full pass every 15 s, not every minute: what only the resync finds (a
 	# mapper stopped for good: nbd_dead_mapper) is found sooner; what an event
 	# triggers is not changed.
 	printf '[daemon]\nresync-interval = "15s"\n' | put_file /etc/rbd-volume/rbd-volumed.toml
-	in_ct systemctl daemon-reload
-	in_ct systemd-tmpfiles --create rbd-volume.conf
+	in_guest systemctl daemon-reload
+	in_guest systemd-tmpfiles --create rbd-volume.conf
 	# dbus-daemon reads its policies when it starts and on a reload
-	in_ct systemctl try-reload-or-restart dbus.service
+	in_guest systemctl try-reload-or-restart dbus.service
 }
 
 kg_start_guardian() { # tears down if the runner dies without doing it (a SIGKILL)
@@ -130,18 +132,18 @@ kg_up() { # kg_up BUILD_DIR
 	wait "$guest_pid" || sys_die "the guest kernel did not start: $(tail -n 3 "$SYS_WORK/guest.log")"
 	sys_log "$(tail -n 1 "$SYS_WORK/guest.log")"
 	# its own, or systemd-tmpfiles would have emptied this machine's through 9p
-	[ "$(in_ct findmnt -n -o FSTYPE /tmp)" = tmpfs ] || sys_die "the guest's /tmp is not a tmpfs of its own"
+	[ "$(in_guest findmnt -n -o FSTYPE /tmp)" = tmpfs ] || sys_die "the guest's /tmp is not a tmpfs of its own"
 	sys_log "a guest command takes $(kg_round_trip_ms) ms there and back (the median of five 'true')"
 	kg_install
 	sys_log "cluster, guest and install ready in $((SECONDS - started)) s"
 }
 
-# What in_ct costs beyond the command itself: every case pays it many times.
+# What in_guest costs beyond the command itself: every case pays it many times.
 kg_round_trip_ms() {
 	local started times=()
 	while [ ${#times[@]} -lt 5 ]; do
 		started=$(sys_now_ms)
-		in_ct true
+		in_guest true
 		times+=($(($(sys_now_ms) - started)))
 	done
 	printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
@@ -149,9 +151,9 @@ kg_round_trip_ms() {
 
 # A last look when a case failed: the journal of our units, the kernel's log.
 kg_diagnostics() {
-	in_ct journalctl -q --no-pager -n 40 -u 'rbd-volumed*' -u 'rbd-volume@*' -u 'rbd-nbd@*' 2>&1 |
+	in_guest journalctl -q --no-pager -n 40 -u 'rbd-volumed*' -u 'rbd-volume@*' -u 'rbd-nbd@*' 2>&1 |
 		sed 's/^/#   /' || true
-	in_ct dmesg 2>&1 | tail -n 15 | sed 's/^/#   kernel: /' || true
+	in_guest dmesg 2>&1 | tail -n 15 | sed 's/^/#   kernel: /' || true
 }
 
 kg_down() {

@@ -57,7 +57,7 @@ finish() {
 
 main() {
 	[ $# -ge 1 ] || usage
-	local build=$1 name cases=() missing
+	local build=$1 name cases=()
 	shift
 	[ -d "$build" ] || usage
 	for name in "$@"; do
@@ -69,15 +69,7 @@ main() {
 	done
 	[ ${#cases[@]} -gt 0 ] || cases=("${KG_CASES[@]}")
 
-	missing=$(kg_missing "$build")
-	if [ -n "$missing" ]; then
-		if [ "${RBDV_REQUIRE_KERNEL:-0}" = 1 ]; then
-			echo "kernel suite cannot run: $missing (RBDV_REQUIRE_KERNEL=1)" >&2
-			exit 1
-		fi
-		echo "SKIP: kernel suite: $missing"
-		exit 77
-	fi
+	sys_skip_if_missing "kernel suite" RBDV_REQUIRE_KERNEL "$(kg_missing "$build")"
 
 	trap finish EXIT
 	trap sys_interrupted INT TERM

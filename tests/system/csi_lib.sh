@@ -3,7 +3,7 @@
 # csi_lib.sh: playing kubelet against the installed rbd-volume-csi.service,
 # for the system suite's csi cases (csi_cases.sh) and the kernel suite's.
 # rbdv-csi-call (from the build) calls the real socket. Sourced after the
-# suite's lib.sh (in_ct, put_file, ctl, fail, wait_for, the CEPH_* values).
+# suite's lib.sh (on_node, put_file, ctl, fail, wait_for, the CEPH_* values).
 #
 #   CSI_DRIVER_ARGS   the shim's driver option ("--driver fuse"; empty: the
 #                     volume context's mounter decides)
@@ -19,7 +19,7 @@ CSI_MOUNTER=${CSI_MOUNTER:-rbd-nbd}
 csi_rbd() { rbd --conf "$CEPH_CONF" --id admin --keyring "$CEPH_ADMIN_KEYRING" "$@"; }
 
 csi_call() { # csi_call METHOD JSON: the response on stdout; fails on an RPC error
-	in_ct "$SYS_BUILD/tests/csi/rbdv-csi-call" --timeout 150 "$CSI_SOCK" "$@"
+	on_node "$SYS_BUILD/tests/csi/rbdv-csi-call" --timeout 150 "$CSI_SOCK" "$@"
 }
 
 json_get() { # json_get EXPR: python expression over `r`, the JSON on stdin
@@ -29,12 +29,12 @@ json_get() { # json_get EXPR: python expression over `r`, the JSON on stdin
 # What a failed csi case left: its volumes down, its runtime files gone.
 csi_force_clean() {
 	local spec name
-	for spec in $(in_ct sh -c 'ls /run/rbd-volume/volumes/csi_*.toml 2>/dev/null' || true); do
+	for spec in $(on_node sh -c 'ls /run/rbd-volume/volumes/csi_*.toml 2>/dev/null' || true); do
 		name=${spec##*/}
 		name=${name%.toml}
-		in_ct timeout 120 "$SYS_BINDIR/rbd-volumectl" down "$name" >/dev/null 2>&1 || true
+		on_node timeout 120 "$SYS_BINDIR/rbd-volumectl" down "$name" >/dev/null 2>&1 || true
 	done
-	in_ct sh -c 'rm -f /run/rbd-volume/volumes/csi_*.toml /run/rbd-volume/csi/*' || true
+	on_node sh -c 'rm -f /run/rbd-volume/volumes/csi_*.toml /run/rbd-volume/csi/*' || true
 }
 
 # The cluster map, the unit's arguments, and the shim started.
@@ -53,15 +53,15 @@ EOF2
 	put_file /etc/default/rbd-volume-csi <<EOF2
 RBD_VOLUME_CSI_ARGS=$CSI_DRIVER_ARGS --node-id node-a --cluster-map /etc/ceph-csi-config/config.json --log-level debug
 EOF2
-	in_ct systemctl restart rbd-volume-csi.service || fail "rbd-volume-csi did not start: $(csi_journal)"
-	wait_for 20 in_ct test -S "$CSI_SOCK" || fail "no CSI socket: $(csi_journal)"
+	on_node systemctl restart rbd-volume-csi.service || fail "rbd-volume-csi did not start: $(csi_journal)"
+	wait_for 20 on_node test -S "$CSI_SOCK" || fail "no CSI socket: $(csi_journal)"
 	[ "$(csi_call Identity.Probe | json_get 'r["ready"]')" = True ] || fail "Probe: not ready"
-	[ "$(in_ct "$SYS_BUILD/tests/csi/rbdv-csi-call" "$CSI_REG_SOCK" Registration.GetInfo |
+	[ "$(on_node "$SYS_BUILD/tests/csi/rbdv-csi-call" "$CSI_REG_SOCK" Registration.GetInfo |
 		json_get 'r["type"] + " " + r["name"] + " " + r["endpoint"]')" = "CSIPlugin rbd.volume.csi $CSI_SOCK" ] ||
 		fail "kubelet registration does not describe the plugin"
 }
 
-csi_journal() { in_ct journalctl --no-pager -q -o cat -n 5 -u rbd-volume-csi.service | tr '\n' ' '; }
+csi_journal() { on_node journalctl --no-pager -q -o cat -n 5 -u rbd-volume-csi.service | tr '\n' ' '; }
 
 csi_image() { # csi_image NAME SIZE: a fresh image, as ceph-csi's provisioner makes it
 	csi_rbd rm "$CEPH_POOL/$1" >/dev/null 2>&1 || true
@@ -107,14 +107,14 @@ csi_target() { echo "/var/lib/kubelet/pods/$2/volumes/kubernetes.io~csi/pvc-$1/m
 # Where the key may be: its own file while staged, nowhere else, ever.
 csi_key_only_in() { # csi_key_only_in FILE|"": fails if the key shows up anywhere else
 	local found
-	found=$(in_ct grep -rlF -- "$CSI_KEY" /run/rbd-volume /etc/rbd-volume /etc/default \
+	found=$(on_node grep -rlF -- "$CSI_KEY" /run/rbd-volume /etc/rbd-volume /etc/default \
 		/var/lib/kubelet 2>/dev/null || true)
 	[ "$found" = "$1" ] || fail "the key was found in: ${found:-nowhere}; expected only in ${1:-nowhere}"
 	if [ -n "$1" ]; then
-		[ "$(in_ct stat -c %a "$1")" = 600 ] || fail "$1 has mode $(in_ct stat -c %a "$1")"
+		[ "$(on_node stat -c %a "$1")" = 600 ] || fail "$1 has mode $(on_node stat -c %a "$1")"
 	fi
 	# every field of every entry, not only the messages
-	if in_ct journalctl --no-pager -q -o export | grep -aqF -- "$CSI_KEY"; then
+	if on_node journalctl --no-pager -q -o export | grep -aqF -- "$CSI_KEY"; then
 		fail "the key is in a journal field"
 	fi
 	if ctl status --json | grep -qF -- "$CSI_KEY"; then fail "the key is in the status"; fi
@@ -124,20 +124,20 @@ csi_key_only_in() { # csi_key_only_in FILE|"": fails if the key shows up anywher
 	fi
 }
 
-csi_files() { in_ct sh -c 'ls /run/rbd-volume/volumes/csi_* /run/rbd-volume/csi/* /run/rbd-volume/intent/csi_* 2>/dev/null' || true; }
+csi_files() { on_node sh -c 'ls /run/rbd-volume/volumes/csi_* /run/rbd-volume/csi/* /run/rbd-volume/intent/csi_* 2>/dev/null' || true; }
 csi_no_files() { [ -z "$(csi_files)" ]; }
 
 csi_assert_clean() { # csi_assert_clean: no CSI volume's mounts, loops, processes or files
 	local left
-	left=$(in_ct findmnt -rn -o TARGET | grep -E '^/var/lib/kubelet/' || true)
+	left=$(on_node findmnt -rn -o TARGET | grep -E '^/var/lib/kubelet/' || true)
 	[ -z "$left" ] || fail "mounts left: $(echo "$left" | tr '\n' ' ')"
-	left=$(in_ct losetup -l -n -O NAME,BACK-FILE | grep -F /run/rbd-volume/fuse/csi_ || true)
+	left=$(on_node losetup -l -n -O NAME,BACK-FILE | grep -F /run/rbd-volume/fuse/csi_ || true)
 	[ -z "$left" ] || fail "loop devices left: $(echo "$left" | tr '\n' ' ')"
 	# The daemon forgets a volume (and its intent) once it saw the spec go: inotify, 100 ms.
 	wait_for 10 csi_no_files || true
 	left=$(csi_files)
 	[ -z "$left" ] || fail "files left: $(echo "$left" | tr '\n' ' '); status: $(ctl status --json | tr '\n' ' ')"
-	left=$(in_ct systemctl list-units --plain --no-legend --state=active,activating 'rbd-fuse@csi_*' 'rbd-nbd@csi_*' | awk '{print $1}')
+	left=$(on_node systemctl list-units --plain --no-legend --state=active,activating 'rbd-fuse@csi_*' 'rbd-nbd@csi_*' | awk '{print $1}')
 	[ -z "$left" ] || fail "units left: $left"
 }
 
@@ -147,7 +147,7 @@ csi_teardown() { # csi_teardown ID STAGING TARGET...
 	for target in "$@"; do
 		csi_call Node.NodeUnpublishVolume "{\"volume_id\": \"$id\", \"target_path\": \"$target\"}" >/dev/null ||
 			fail "unpublish $target failed"
-		! in_ct test -e "$target" || fail "$target was not removed"
+		! on_node test -e "$target" || fail "$target was not removed"
 	done
 	csi_call Node.NodeUnstageVolume "{\"volume_id\": \"$id\", \"staging_target_path\": \"$staging\"}" >/dev/null ||
 		fail "unstage failed"
@@ -158,7 +158,7 @@ csi_teardown() { # csi_teardown ID STAGING TARGET...
 
 # csi_stage_and_publish ID IMAGE STAGING TARGET ext4|xfs: as kubelet does, once
 csi_stage_and_publish() {
-	in_ct mkdir -p "$3" "${4%/*}"
+	on_node mkdir -p "$3" "${4%/*}"
 	csi_call Node.NodeStageVolume "$(csi_stage_json "$1" "$2" "$3" "$5")" >/dev/null ||
 		fail "$5 stage failed: $(csi_journal)"
 	csi_call Node.NodePublishVolume "$(csi_publish_json "$1" "$3" "$4" "$5")" >/dev/null ||

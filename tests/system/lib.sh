@@ -12,6 +12,8 @@
 #   sys_down                  tear it all down; safe to call more than once,
 #                             from a trap, at any point of sys_up
 #   in_ct CMD...              run CMD in the container (clean environment)
+#   on_node CMD...            run CMD on the machine under test (here in_ct)
+#   sys_skip_if_missing SUITE FLAG MISSING   77 (a skip), or 1 when FLAG=1
 #   ctl ARGS...               rbd-volumectl ARGS in the container
 #   put_file PATH             stdin to PATH in the container, atomically
 #   write_spec NAME [SIZE]    a fuse/ext4 spec for NAME, published at /srv/NAME
@@ -67,6 +69,19 @@ sys_missing() { # sys_missing BUILD_DIR: prints the first thing missing
 }
 
 # --- the build, installed ---------------------------------------------------------------
+
+# A suite this machine cannot run (MISSING says why) is meson's skip (77), or a
+# failure when the environment sets FLAG=1: CI sets it where the suite must run.
+sys_skip_if_missing() { # sys_skip_if_missing SUITE FLAG MISSING
+	local suite=$1 flag=$2 missing=$3
+	[ -n "$missing" ] || return 0
+	if [ "${!flag:-0}" = 1 ]; then
+		echo "$suite cannot run: $missing ($flag=1)" >&2
+		exit 1
+	fi
+	echo "SKIP: $suite: $missing"
+	exit 77
+}
 
 sys_installed_paths() { # sys_installed_paths BUILD_DIR: where `meson install` puts each file
 	meson introspect --installed "$1" 2>/dev/null |
@@ -304,36 +319,40 @@ in_ct() {
 		HOME=/root LANG=C.UTF-8 TERM=dumb SYSTEMD_PAGER= SYSTEMD_COLORS=0 "$@"
 }
 
-ctl() { in_ct "$SYS_BINDIR/rbd-volumectl" "$@"; }
+# The machine under test: this container. The helpers below run everything
+# there through on_node, which the kernel suite points at its guest instead.
+on_node() { in_ct "$@"; }
 
-as_nobody() { in_ct setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+ctl() { on_node "$SYS_BINDIR/rbd-volumectl" "$@"; }
+
+as_nobody() { on_node setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 put_file() { # put_file PATH: stdin to PATH, atomically (a watcher never sees half a file)
 	# shellcheck disable=SC2016 # expanded inside
-	in_ct sh -c 'd=$(dirname "$1"); mkdir -p "$d" && cat >"$d/.$(basename "$1").tmp" &&
+	on_node sh -c 'd=$(dirname "$1"); mkdir -p "$d" && cat >"$d/.$(basename "$1").tmp" &&
 		mv -f "$d/.$(basename "$1").tmp" "$1"' put_file "$1"
 }
 
-unit_prop() { in_ct systemctl show -P "$2" "$1"; } # unit_prop UNIT PROPERTY
+unit_prop() { on_node systemctl show -P "$2" "$1"; } # unit_prop UNIT PROPERTY
 
 # Takes every volume down: stops the rbd-volume@ units, then brings down what
 # is still meant to be up (a unit that failed to start is not stopped).
 # Bounded, for teardowns.
 sys_stop_volumes() {
 	local units status=0 name
-	units=$(in_ct systemctl list-units --all --plain --no-legend 'rbd-volume@*' | awk '{print $1}')
+	units=$(on_node systemctl list-units --all --plain --no-legend 'rbd-volume@*' | awk '{print $1}')
 	if [ -n "$units" ]; then
 		# shellcheck disable=SC2086 # one unit name per word
-		in_ct timeout 330 systemctl stop $units || {
+		on_node timeout 330 systemctl stop $units || {
 			# shellcheck disable=SC2086
-			in_ct systemctl kill --signal=KILL $units || true
+			on_node systemctl kill --signal=KILL $units || true
 			status=1
 		}
 	fi
 	for name in $(ctl status --json 2>/dev/null | python3 -c '
 import json, sys
 print(" ".join(v["name"] for v in json.load(sys.stdin)["volumes"] if v["intent"] == "up"))'); do
-		in_ct timeout 330 "$SYS_BINDIR/rbd-volumectl" down "$name" || status=1
+		on_node timeout 330 "$SYS_BINDIR/rbd-volumectl" down "$name" || status=1
 	done
 	return $status
 }
@@ -429,7 +448,7 @@ fail() {
 # call later than sd-bus's default 25 s: the units' own timeouts bound a start.
 start_units() { # start_units UNIT...: one systemctl call, all at once
 	local out
-	out=$(in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl start "$@" 2>&1) ||
+	out=$(on_node env SYSTEMD_BUS_TIMEOUT=300 systemctl start "$@" 2>&1) ||
 		fail "systemctl start failed: $out $(failed_starts "$@")"
 }
 
@@ -437,12 +456,12 @@ failed_starts() { # failed_starts UNIT...: what rbd-volumectl said for each fail
 	local unit
 	for unit in "$@"; do
 		[ "$(unit_prop "$unit" ActiveState)" = failed ] || continue
-		printf '%s: %s; ' "$unit" "$(in_ct journalctl --no-pager -q -o cat -u "$unit" |
+		printf '%s: %s; ' "$unit" "$(on_node journalctl --no-pager -q -o cat -u "$unit" |
 			grep -m1 'rbd-volumectl' || echo "(no message)")"
 	done
 }
 
-stop_units() { in_ct env SYSTEMD_BUS_TIMEOUT=300 systemctl stop "$@" || fail "systemctl stop $* failed"; }
+stop_units() { on_node env SYSTEMD_BUS_TIMEOUT=300 systemctl stop "$@" || fail "systemctl stop $* failed"; }
 
 expect_phase() { # expect_phase NAME PHASE
 	local phase
@@ -480,7 +499,7 @@ mounts_of() {
 	local name pattern=""
 	for name in "$@"; do pattern+="${pattern:+|}/srv/$name|/run/rbd-volume/staging/$name"; done
 	# shellcheck disable=SC2016 # awk's fields
-	in_ct awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3}' /proc/self/mountinfo | sort
+	on_node awk -v re="^($pattern)\$" '$5 ~ re {print $1, $5, $3}' /proc/self/mountinfo | sort
 }
 
 unit_in_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_state UNIT SUBSTATE
@@ -555,15 +574,15 @@ sys_summary() {
 # the container or guest (ct_now_ms), from the journal's step lines and PID 1's
 # jobs (tests/system/step_timeline.py)
 timeline_since() {
-	in_ct journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
+	on_node journalctl -q -o json --since "@$(($1 / 1000))" | python3 "$SYS_SRC/tests/system/step_timeline.py" "$(($1 * 1000))"
 }
 
 # ct_now_ms: the container's or guest's clock, in ms since the epoch
-ct_now_ms() { in_ct date +%s%3N; }
+ct_now_ms() { on_node date +%s%3N; }
 
 # daemon_cpu_ms: the CPU time rbd-volumed used so far, user and system, in ms
 daemon_cpu_ms() {
-	in_ct cat "/proc/$(in_ct pidof rbd-volumed)/stat" |
+	on_node cat "/proc/$(on_node pidof rbd-volumed)/stat" |
 		awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }'
 }
 
@@ -573,7 +592,7 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # cpu_ticks: "BUSY TOTAL" of the CPUs the volumes run on so far (the first line
 # of /proc/stat as the container or the guest reads it: busy is all but idle
 # and iowait)
-cpu_ticks() { in_ct cat /proc/stat | awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }'; }
+cpu_ticks() { on_node cat /proc/stat | awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }'; }
 
 # busy_since "BUSY TOTAL": the share of the machine's CPU time that was busy since then
 busy_since() {

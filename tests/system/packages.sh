@@ -42,15 +42,6 @@ UPGRADE_SUFFIX=+pkgtest1
 DEB_DIR=""
 DEB_MAIN="" DEB_CSI="" DEB_VERSION=""
 
-skip() {
-	if [ "${RBDV_REQUIRE_PACKAGES:-0}" = 1 ]; then
-		echo "packages test cannot run: $* (RBDV_REQUIRE_PACKAGES=1)" >&2
-		exit 1
-	fi
-	echo "SKIP: packages: $*"
-	exit 77
-}
-
 missing() { # what this machine lacks; empty: nothing
 	local tool
 	if [ "$(id -u)" -ne 0 ]; then echo "needs root"; return; fi
@@ -375,12 +366,10 @@ run_case() { # run_case NAME: as run.sh runs the system suite's; its status is t
 }
 
 main() {
-	local why started name
+	local started name
 	DEB_DIR=${1:-${RBDV_DEBS_DIR:-}}
-	why=$(missing)
-	[ -z "$why" ] || skip "$why"
-	why=$(find_debs)
-	[ -z "$why" ] || skip "$why"
+	sys_skip_if_missing packages RBDV_REQUIRE_PACKAGES "$(missing)"
+	sys_skip_if_missing packages RBDV_REQUIRE_PACKAGES "$(find_debs)"
 	find_debs >/dev/null # again, in this shell: the variables
 	echo "# $(basename "$DEB_MAIN") and $(basename "$DEB_CSI") from $DEB_DIR"
 

@@ -65,16 +65,7 @@ main() {
 	done
 	[ ${#cases[@]} -gt 0 ] || cases=("${SYS_CASES[@]}")
 
-	local missing
-	missing=$(sys_missing "$build")
-	if [ -n "$missing" ]; then
-		if [ "${RBDV_REQUIRE_SYSTEM:-0}" = 1 ]; then
-			echo "system suite cannot run: $missing (RBDV_REQUIRE_SYSTEM=1)" >&2
-			exit 1
-		fi
-		echo "SKIP: system suite: $missing"
-		exit 77
-	fi
+	sys_skip_if_missing "system suite" RBDV_REQUIRE_SYSTEM "$(sys_missing "$build")"
 
 	sys_trap_teardown
 	sys_up "$build"
