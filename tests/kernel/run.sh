@@ -3,12 +3,13 @@
 # run.sh: the kernel suite. Boots a real Linux 6.1 kernel with systemd as
 # PID 1 (tests/kernel/guest.sh), starts a throw-away Ceph cluster it reaches
 # over a tap device, installs BUILD_DIR into it, and runs the cases in
-# tests/kernel/cases.sh: krbd and rbd-nbd through `systemctl start
-# rbd-volume@NAME` and `rbd-volumectl`, as on a host.
+# tests/kernel/*_cases.sh (cases.sh says what they share): krbd, rbd-nbd and
+# dm-crypt through `systemctl start rbd-volume@NAME`, `rbd-volumectl` and the
+# CSI shim, as on a host.
 #
 #   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
 #
-# A figure (KG_FIGURES in cases.sh: many_volumes) runs only when named.
+# A figure (KG_FIGURES in figures.sh: many_volumes) runs only when named.
 #
 # Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
 # starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
@@ -24,7 +25,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/kernel/lib.sh
 . "$here/lib.sh"
 # shellcheck source=tests/kernel/cases.sh
-. "$here/cases.sh" "${1:-}"
+. "$here/cases.sh"
+# shellcheck source=tests/kernel/krbd_cases.sh
+. "$here/krbd_cases.sh"
+# shellcheck source=tests/kernel/crypt_cases.sh
+. "$here/crypt_cases.sh"
+# shellcheck source=tests/kernel/nbd_cases.sh
+. "$here/nbd_cases.sh"
+# shellcheck source=tests/kernel/csi_cases.sh
+. "$here/csi_cases.sh" "${1:-}"
+# shellcheck source=tests/kernel/figures.sh
+. "$here/figures.sh"
 CSI_DRIVER_ARGS="" # the volume context's mounter decides
 # shellcheck source=tests/system/csi_lib.sh
 . "$here/../system/csi_lib.sh"
