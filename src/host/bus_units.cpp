@@ -58,7 +58,7 @@ std::string seconds(std::chrono::milliseconds duration)
  */
 using UnitBusPtr = CHandle<sd_bus, sd_bus_close_unref>;
 
-Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadline)
+Result<UnitBusPtr> connect(const std::string &address, bool busClient, Clock::time_point deadline)
 {
 	sd_bus *raw = nullptr;
 	int r = sd_bus_new(&raw);
@@ -66,6 +66,8 @@ Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadlin
 		return failErrno("cannot create a bus connection", -r);
 	UnitBusPtr bus(raw);
 	r = sd_bus_set_address(raw, address.c_str());
+	if (r >= 0)
+		r = sd_bus_set_bus_client(raw, busClient ? 1 : 0);
 	if (r >= 0)
 		r = sd_bus_set_method_call_timeout(raw, usecUntil(deadline));
 	if (r >= 0)
@@ -86,15 +88,17 @@ Result<UnitBusPtr> connect(const std::string &address, Clock::time_point deadlin
 	if (r < 0)
 		return fail(Errc::Unreachable,
 			    "cannot reach systemd at " + address + ": " + errnoText(-r), -r);
-	/* As systemctl checks: only root (or we ourselves) may answer on PID 1's socket. */
+	/* As systemctl checks: only root (or we ourselves) may answer as systemd. On
+	 * a bus that is whoever owns systemd's name, not the bus daemon. */
 	sd_bus_creds *rawCreds = nullptr;
 	uid_t peer = 0;
-	r = sd_bus_get_owner_creds(raw, SD_BUS_CREDS_EUID, &rawCreds);
+	r = busClient ? sd_bus_get_name_creds(raw, Systemd, SD_BUS_CREDS_EUID, &rawCreds)
+		      : sd_bus_get_owner_creds(raw, SD_BUS_CREDS_EUID, &rawCreds);
 	const CredsPtr creds(rawCreds);
 	if (r >= 0)
 		r = sd_bus_creds_get_euid(rawCreds, &peer);
 	if (r < 0)
-		return failErrno("cannot tell who answers at " + address, -r);
+		return failErrno("cannot tell who answers as systemd at " + address, -r);
 	if (peer != 0 && peer != geteuid())
 		return fail(Errc::PermissionDenied, "the socket at " + address +
 							    " is served by uid " +
@@ -145,7 +149,7 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 {
 	const std::string what = verbOf(method) + " of " + unit;
 	const Clock::time_point deadline = Clock::now() + timeout;
-	auto bus = connect(address_, deadline);
+	auto bus = connect(address_, busClient_, deadline);
 	if (!bus)
 		return tl::make_unexpected(bus.error());
 	sd_bus *raw = bus->get();
@@ -160,6 +164,17 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 	if (r < 0)
 		return failErrno("cannot watch systemd's jobs", -r);
 	const SlotPtr watching(slot);
+	/* Over a bus, systemd sends its job signals only to clients that asked. */
+	if (busClient_) {
+		ScopedBusError error;
+		r = sd_bus_call_method(raw, Systemd, ManagerPath, ManagerInterface, "Subscribe",
+				       error.get(), nullptr, "");
+		if (r < 0)
+			return fail(Errc::Io,
+				    what + ": cannot subscribe to systemd's jobs: " +
+					    (error.isSet() ? error.message() : errnoText(-r)),
+				    -r);
+	}
 
 	ScopedBusError error;
 	sd_bus_message *reply = nullptr;
@@ -205,6 +220,16 @@ Result<void> BusUnits::runJob(const char *method, const std::string &unit,
 	}
 }
 
+BusUnits BusUnits::forThisUser(std::chrono::milliseconds timeout)
+{
+	if (geteuid() == 0)
+		return BusUnits(timeout);
+	/* As sd_bus_open_system() reads it; called before any thread of ours. */
+	const char *address =
+		std::getenv("DBUS_SYSTEM_BUS_ADDRESS"); /* NOLINT(concurrency-mt-unsafe) */
+	return BusUnits(timeout, address != nullptr ? address : SystemBusAddress, true);
+}
+
 Result<void> BusUnits::start(const std::string &templateName, const std::string &instance)
 {
 	return runJob("StartUnit", unitName(templateName, instance), timeout_);
@@ -225,7 +250,7 @@ Result<std::string> BusUnits::activeState(const std::string &templateName,
 					  const std::string &instance)
 {
 	const auto timeout = std::min<std::chrono::milliseconds>(timeout_, StateTimeout);
-	auto bus = connect(address_, Clock::now() + timeout);
+	auto bus = connect(address_, busClient_, Clock::now() + timeout);
 	if (!bus)
 		return tl::make_unexpected(bus.error());
 	return unitProperty(bus->get(), unitName(templateName, instance), "ActiveState");
@@ -234,7 +259,7 @@ Result<std::string> BusUnits::activeState(const std::string &templateName,
 Result<std::string> BusUnits::result(const std::string &templateName, const std::string &instance)
 {
 	const auto timeout = std::min<std::chrono::milliseconds>(timeout_, StateTimeout);
-	auto bus = connect(address_, Clock::now() + timeout);
+	auto bus = connect(address_, busClient_, Clock::now() + timeout);
 	if (!bus)
 		return tl::make_unexpected(bus.error());
 	return unitProperty(bus->get(), unitName(templateName, instance), "Result",

@@ -3,7 +3,9 @@
  * BusUnits: the mapper units started, stopped and reloaded by asking PID 1
  * over its private socket, the way systemctl does as root, without a
  * systemctl process per call: fifty volumes coming up made a hundred of
- * them, each a fork, an exec and a connection.
+ * them, each a fork, an exec and a connection. A caller that is not root
+ * (the dry run of an operator's shell) reads unit states over the system
+ * bus instead, as systemctl does for it.
  */
 #pragma once
 
@@ -20,11 +22,17 @@ public:
 	/* systemd's own socket for root's clients: no bus daemon in between. */
 	static constexpr const char *PrivateAddress = "unix:path=/run/systemd/private";
 
+	/* The system bus's socket: the bus daemon in between, systemd one of its names. */
+	static constexpr const char *SystemBusAddress = "unix:path=/run/dbus/system_bus_socket";
+
+	/* With busClient, `address` is a bus daemon's, systemd answering there by its name. */
 	explicit BusUnits(std::chrono::milliseconds timeout = std::chrono::seconds(90),
-			  std::string address = PrivateAddress)
-		: timeout_(timeout), address_(std::move(address))
+			  std::string address = PrivateAddress, bool busClient = false)
+		: timeout_(timeout), address_(std::move(address)), busClient_(busClient)
 	{
 	}
+	/* As systemctl picks: PID 1's own socket for root, the system bus for anyone else. */
+	static BusUnits forThisUser(std::chrono::milliseconds timeout);
 
 	/* Each waits for its job's end (JobRemoved), as `systemctl start` does, up to the timeout. */
 	Result<void> start(const std::string &templateName, const std::string &instance) override;
@@ -36,15 +44,13 @@ public:
 	Result<std::string> result(const std::string &templateName,
 				   const std::string &instance) override;
 
-	static constexpr std::chrono::seconds ReloadTimeout = SystemctlUnits::ReloadTimeout;
-	static constexpr std::chrono::seconds StateTimeout = SystemctlUnits::StateTimeout;
-
 private:
 	Result<void> runJob(const char *method, const std::string &unit,
 			    std::chrono::milliseconds timeout);
 
 	std::chrono::milliseconds timeout_;
 	std::string address_;
+	bool busClient_;
 };
 
 } /* namespace rbdvolume */

@@ -2,8 +2,8 @@
 /*
  * UnitControl: starting and stopping the supervised process of one volume
  * (rbd-fuse@NAME.service, rbd-nbd@NAME.service). Under systemd that is
- * systemctl; the test suites without a service manager run the same helper
- * directly.
+ * BusUnits, PID 1 asked over D-Bus; the test suites without a service
+ * manager run the same helper directly.
  */
 #pragma once
 
@@ -15,7 +15,6 @@
 #include <sys/types.h>
 
 #include "common/result.hpp"
-#include "host/command_runner.hpp"
 
 namespace rbdvolume {
 
@@ -50,42 +49,10 @@ public:
 	 */
 	virtual Result<std::string> result(const std::string &templateName,
 					   const std::string &instance) = 0;
-};
 
-/* systemctl start/stop through the CommandRunner. */
-class SystemctlUnits : public UnitControl
-{
-public:
-	explicit SystemctlUnits(CommandRunner &runner, std::string systemctl = "/usr/bin/systemctl",
-				std::chrono::milliseconds timeout = std::chrono::seconds(90))
-		: runner_(runner), systemctl_(std::move(systemctl)), timeout_(timeout)
-	{
-	}
-
-	Result<void> start(const std::string &templateName, const std::string &instance) override;
-	Result<void> stop(const std::string &templateName, const std::string &instance) override;
-	/* Waits ReloadTimeout at most: a reload stuck on its server goes on without us. */
-	Result<void> reload(const std::string &templateName, const std::string &instance) override;
-	/* `systemctl show -P ActiveState`, waiting StateTimeout at most. */
-	Result<std::string> activeState(const std::string &templateName,
-					const std::string &instance) override;
-	/* `systemctl show -P Result`, waiting StateTimeout at most. */
-	Result<std::string> result(const std::string &templateName,
-				   const std::string &instance) override;
-
+	/* The longest a reload, and a read of a state, may keep its caller. */
 	static constexpr std::chrono::seconds ReloadTimeout{ 1 };
 	static constexpr std::chrono::seconds StateTimeout{ 5 };
-
-private:
-	Result<CommandOutput> run(const std::vector<std::string> &args, const std::string &unit,
-				  std::chrono::milliseconds timeout);
-	/* `systemctl show -P PROPERTY`: its first line, never empty. */
-	Result<std::string> shownProperty(const char *property, const std::string &templateName,
-					  const std::string &instance);
-
-	CommandRunner &runner_;
-	std::string systemctl_;
-	std::chrono::milliseconds timeout_;
 };
 
 /* "rbd-fuse@NAME.service"; volume names need no escaping (see volume_name.hpp). */

@@ -10,6 +10,7 @@
 
 #include "engine/ports.hpp"
 #include "host/blkid_block_probe.hpp"
+#include "host/bus_units.hpp"
 #include "host/command_runner.hpp"
 #include "host/crypt_devices.hpp"
 #include "host/drivers/fuse/fuse_mapper.hpp"
@@ -97,8 +98,8 @@ private:
 	DryRunCrypt crypt_{ roots_.sysfs };
 	FuseMapper fuse_; /* lists the fuse driver's loops; its unit calls are refused */
 	NbdMapper nbd_;	  /* lists nbd devices, served or not; its commands are refused */
-	PosixCommandRunner stateRunner_;
-	SystemctlUnits states_{ stateRunner_ };
+	/* Read as the daemon reads them; over the system bus when not root. */
+	BusUnits states_ = BusUnits::forThisUser(BusUnits::StateTimeout);
 	Host host_;
 };
 

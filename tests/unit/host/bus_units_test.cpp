@@ -20,6 +20,7 @@
 
 #include "common/sd_ptr.hpp"
 #include "common/unique_fd.hpp"
+#include "private_bus.hpp"
 #include "temp_dir.hpp"
 
 namespace rbdvolume::testing {
@@ -30,9 +31,18 @@ using namespace std::chrono_literals;
 constexpr const char *ManagerPath = "/org/freedesktop/systemd1";
 constexpr const char *ManagerInterface = "org.freedesktop.systemd1.Manager";
 
+/* What FakeManager(BusClient{ ADDRESS }) connects to: a bus daemon, where it owns systemd's name. */
+struct BusClient {
+	std::string address;
+};
+
 class FakeManager
 {
 public:
+	explicit FakeManager(const BusClient &bus)
+	{
+		thread_ = std::thread([this, address = bus.address] { serveOnBus(address); });
+	}
 	explicit FakeManager(const std::string &socketPath)
 	{
 		listener_ = UniqueFd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -67,6 +77,13 @@ public:
 	void endJobsBeforeReplying() { removedFirst_ = true; }
 	/* Before each job's own end: another job's, with the opposite result. */
 	void endAnotherJobFirst() { anotherFirst_ = true; }
+	/* With BusClient: until it owns systemd's name; false when it cannot. */
+	bool waitNamed() const
+	{
+		while (named_ == 0)
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		return named_ > 0;
+	}
 
 	std::vector<std::string> calls() const
 	{
@@ -97,8 +114,31 @@ private:
 		if (sd_bus_set_fd(raw, fd, fd) < 0 || sd_id128_randomize(&id) < 0 ||
 		    sd_bus_set_server(raw, 1, id) < 0 || sd_bus_start(raw) < 0)
 			return;
+		serve(raw);
+	}
+
+	void serveOnBus(const std::string &address)
+	{
+		sd_bus *raw = nullptr;
+		if (sd_bus_new(&raw) < 0)
+			return;
+		const BusPtr bus(raw);
+		if (sd_bus_set_address(raw, address.c_str()) < 0 ||
+		    sd_bus_set_bus_client(raw, 1) < 0 || sd_bus_start(raw) < 0 ||
+		    sd_bus_request_name(raw, "org.freedesktop.systemd1", 0) < 0) {
+			ADD_FAILURE() << "cannot own systemd's name on " << address;
+			named_ = -1;
+			return;
+		}
+		named_ = 1;
+		serve(raw);
+	}
+
+	void serve(sd_bus *raw)
+	{
 		static const sd_bus_vtable manager[] = {
 			SD_BUS_VTABLE_START(0),
+			SD_BUS_METHOD("Subscribe", "", "", onSubscribe, 0),
 			SD_BUS_METHOD("StartUnit", "ss", "o", onJob, 0),
 			SD_BUS_METHOD("StopUnit", "ss", "o", onJob, 0),
 			SD_BUS_METHOD("ReloadUnit", "ss", "o", onJob, 0),
@@ -132,6 +172,16 @@ private:
 			if (r == 0)
 				(void)sd_bus_wait(raw, 50'000);
 		}
+	}
+
+	static int onSubscribe(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/)
+	{
+		auto *self = static_cast<FakeManager *>(userdata);
+		{
+			const std::lock_guard lock(self->mutex_);
+			self->calls_.emplace_back("Subscribe");
+		}
+		return sd_bus_reply_method_return(call, "");
 	}
 
 	static int onJob(sd_bus_message *call, void *userdata, sd_bus_error * /*error*/)
@@ -193,6 +243,7 @@ private:
 	std::atomic<uint32_t> jobs_{ 0 };
 	std::atomic<bool> removedFirst_{ false };
 	std::atomic<bool> anotherFirst_{ false };
+	std::atomic<int> named_{ 0 }; /* on a bus: 1 owns systemd's name, -1 could not */
 	mutable std::mutex mutex_;
 	std::map<std::string, std::string> jobResults_;
 	std::map<std::string, std::string> unitResults_;
@@ -317,6 +368,58 @@ TEST(BusUnits, NoManagerIsUnreachable)
 	auto started = BusUnits(1s, "unix:path=" + dir.path() + "/none").start("rbd-fuse", "a");
 	ASSERT_FALSE(started);
 	EXPECT_EQ(started.error().code, Errc::Unreachable);
+}
+
+/* Not root, as the dry run of an operator's shell: systemd answers by its name on the system bus. */
+class BusUnitsOnABus : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		std::string problem;
+		bus_ = PrivateBus::start(problem);
+		if (!problem.empty()) {
+			if (integrationRequired())
+				FAIL() << "RBDV_REQUIRE_INTEGRATION=1 but " << problem;
+			GTEST_SKIP() << problem;
+		}
+	}
+
+	BusUnits units() const { return BusUnits(5s, bus_->address(), true); }
+
+	std::unique_ptr<PrivateBus> bus_;
+};
+
+TEST_F(BusUnitsOnABus, StatesAreReadFromWhoeverOwnsSystemdsName)
+{
+	FakeManager manager(BusClient{ bus_->address() });
+	ASSERT_TRUE(manager.waitNamed());
+	manager.script("rbd-nbd@b.service", "done", "exit-code");
+	auto state = units().activeState("rbd-nbd", "b");
+	ASSERT_TRUE(state) << state.error().message;
+	EXPECT_EQ(*state, "active");
+	auto result = units().result("rbd-nbd", "b");
+	ASSERT_TRUE(result) << result.error().message;
+	EXPECT_EQ(*result, "exit-code");
+}
+
+TEST_F(BusUnitsOnABus, AJobSubscribesBeforeItWaitsForItsEnd)
+{
+	FakeManager manager(BusClient{ bus_->address() });
+	ASSERT_TRUE(manager.waitNamed());
+	manager.script("rbd-nbd@c.service", "done");
+	auto started = units().start("rbd-nbd", "c");
+	ASSERT_TRUE(started) << started.error().message;
+	EXPECT_EQ(manager.calls(),
+		  (std::vector<std::string>{ "Subscribe", "StartUnit rbd-nbd@c.service replace" }));
+}
+
+TEST_F(BusUnitsOnABus, NoOwnerOfSystemdsNameIsNoAnswer)
+{
+	auto state = units().activeState("rbd-nbd", "d");
+	ASSERT_FALSE(state);
+	EXPECT_NE(state.error().message.find("who answers as systemd"), std::string::npos)
+		<< state.error().message;
 }
 
 } /* namespace */

@@ -12,6 +12,7 @@
 #include "fake_host.hpp"
 #include "hook_runner.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
+#include "systemctl_units.hpp"
 
 namespace rbdvolume::testing {
 namespace {
