@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace rbdvolume {
@@ -77,6 +78,7 @@ public:
 
 private:
 	void staleTargets();
+	bool targetsUsable();
 	bool stagingUsable();
 	bool mappingUsable();
 	/* What a probe leaves for the caller to decide; Refused once it said why. */
@@ -205,6 +207,24 @@ bool Differ::pathRefused(const std::string &path)
 		return false;
 	conflict(ConflictKind::UnsafePath, path, found->reason);
 	return true;
+}
+
+/*
+ * False when a publish target can never take the volume: a foreign mount on
+ * it, a symbolic link on the way, a file where a directory must be. Seen
+ * before the first step, it stops the volume there: nothing is mapped,
+ * formatted or mounted for a volume that cannot be published.
+ */
+bool Differ::targetsUsable()
+{
+	bool usable = true;
+	for (const PublishTarget &target : spec_.publish) {
+		const ObservedMount *mount = observed_.target(target.path);
+		const bool foreign = mount && !mount->ours; /* said by staleTargets() */
+		if (foreign || (!mount && pathRefused(target.path)))
+			usable = false;
+	}
+	return usable;
 }
 
 /* False when the staging path holds something we must not build on. */
@@ -440,9 +460,7 @@ void Differ::missingTargets()
 	for (const PublishTarget &target : spec_.publish) {
 		const ObservedMount *mount = observed_.target(target.path);
 		if (mount && !mount->ours)
-			continue; /* a foreign mount: reported as a conflict, never covered */
-		if (!mount && pathRefused(target.path))
-			continue;
+			continue; /* a foreign mount: stopped the volume in targetsUsable() */
 		const bool current = mount && !fsDevice_.empty() && mount->device == fsDevice_;
 		if (current && !modeMatches(spec_, *mount))
 			continue; /* a bind in the wrong mode: reported as a conflict */
@@ -475,8 +493,17 @@ bool Differ::growsFilesystem() const
 VolumeDiff Differ::up()
 {
 	staleTargets();
+	const size_t cleanup = result_.gaps.size();
+	const bool targetsOk = targetsUsable();
 	const bool stagingOk = stagingUsable();
-	if (!stagingOk || !mappingUsable() || !cryptUsable() || !filesystemUsable())
+	const bool usable = stagingOk && mappingUsable() && cryptUsable() && filesystemUsable();
+	if (!targetsOk) {
+		/* Every conflict said, but no step towards a volume that cannot be published. */
+		result_.gaps.erase(result_.gaps.begin() + static_cast<std::ptrdiff_t>(cleanup),
+				   result_.gaps.end());
+		return result_;
+	}
+	if (!usable)
 		return result_;
 	const bool staged = observed_.staging && !stagingStale_;
 	/* The spec's size grew under a mapped image: the image grows, then its filesystem. */

@@ -122,11 +122,13 @@ void tidyRecord(ObservedVolume &observed, const VolumeSpec &spec, const std::str
 	owned.publishedTargets = std::move(targets);
 }
 
-/* The paths a pass would mount on (not mounted yet), with a symbolic link in them. */
+/* The paths a pass would mount on (not mounted yet) that no mount may go on. */
 void checkPaths(Host &host, const VolumeSpec &spec, ObservedVolume &observed)
 {
+	const MountPointKind kind =
+		spec.mode == VolumeMode::Block ? MountPointKind::File : MountPointKind::Directory;
 	const auto check = [&](const std::string &path) {
-		if (auto problem = host.mounter.symlinkProblem(path))
+		if (auto problem = host.mounter.pathProblem(path, kind))
 			observed.refusedPaths.push_back({ path, std::move(*problem) });
 	};
 	if (!observed.staging)

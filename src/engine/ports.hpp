@@ -95,6 +95,9 @@ struct MountRequest {
 	std::string owner; /* the volume name carried in our marker option */
 };
 
+/* What a mount point is: a directory for a filesystem, a file for a device node's bind. */
+enum class MountPointKind : uint8_t { Directory, File };
+
 class Mounter
 {
 public:
@@ -105,11 +108,14 @@ public:
 	/* Errc::Busy when a process holds the mount; Unchanged when nothing is mounted. */
 	virtual Result<Change> unmount(const std::string &target) = 0;
 	/*
-	 * Why nothing may be mounted on `path`: a symbolic link in it, named with
-	 * where it points. Reads only (a few syscalls); nullopt when the path is
-	 * fine or does not exist yet. mount() and bind() refuse such a path too.
+	 * Why nothing may be mounted on `path`: a symbolic link in it (named with
+	 * where it points), or something there already that is not a `kind` (a
+	 * regular file where a directory is wanted). Reads only (a few
+	 * syscalls); nullopt when the path is fine or does not exist yet.
+	 * mount() and bind() refuse such a path too.
 	 */
-	virtual std::optional<std::string> symlinkProblem(const std::string &path) = 0;
+	virtual std::optional<std::string> pathProblem(const std::string &path,
+						       MountPointKind kind) = 0;
 	/*
 	 * `path` is a directory this mounter made for a staging mount (below
 	 * rbd-volume's staging root), now empty with nothing mounted: a crash

@@ -279,9 +279,11 @@ bool LibmountMounter::mountPointLeft(const std::string &path)
 	return std::filesystem::is_empty(procFdPath(directory->get()), ec) && !ec;
 }
 
-std::optional<std::string> LibmountMounter::symlinkProblem(const std::string &path)
+std::optional<std::string> LibmountMounter::pathProblem(const std::string &path,
+							MountPointKind kind)
 {
-	return rbdvolume::symlinkProblem(path);
+	return rbdvolume::pathProblem(path, kind == MountPointKind::File ? PathKind::File
+									 : PathKind::Directory);
 }
 
 Result<Change> LibmountMounter::unmount(const std::string &target)

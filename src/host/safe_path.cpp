@@ -129,11 +129,10 @@ Result<UniqueFd> makeNoSymlinks(const std::string &path, PathKind kind)
 	return walk(path, true, kind);
 }
 
-std::optional<std::string> symlinkProblem(const std::string &path)
+std::optional<std::string> pathProblem(const std::string &path, PathKind kind)
 {
-	/* Directory or file: only the links on the way matter here. */
-	auto opened = walk(path, false, PathKind::Any);
-	if (!opened && opened.error().sysErrno == ELOOP)
+	auto opened = walk(path, false, kind);
+	if (!opened && opened.error().code == Errc::Conflict)
 		return opened.error().message;
 	return std::nullopt;
 }

@@ -33,8 +33,12 @@ Result<UniqueFd> openNoSymlinks(const std::string &path, PathKind kind = PathKin
 /* The same, making what is missing: directories 0755 and, for a File, an empty file 0600 (not Any). */
 Result<UniqueFd> makeNoSymlinks(const std::string &path, PathKind kind);
 
-/* Why nothing may be mounted on `path` (a symbolic link in it); nullopt when fine or missing. */
-std::optional<std::string> symlinkProblem(const std::string &path);
+/*
+ * Why nothing of `kind` may be mounted on `path`: a symbolic link in it, a
+ * component that is not a directory, or a last one of the wrong kind. Reads
+ * only; nullopt when fine, missing, or not readable (the mount then says why).
+ */
+std::optional<std::string> pathProblem(const std::string &path, PathKind kind);
 
 /* The descriptor is the root of a mount (statx STATX_ATTR_MOUNT_ROOT). */
 bool isMountRoot(int fd);

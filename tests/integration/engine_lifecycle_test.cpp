@@ -234,11 +234,22 @@ TEST_F(Lifecycle, ForeignMountsAreReportedAndNeverUnmounted)
 	const VolumeSpec volume = simpleSpec("foreign");
 	ASSERT_TRUE(makeDirectories(dir_ + "/b"));
 	shellOk("mount -t tmpfs someone-else " + dir_ + "/b");
-	ASSERT_EQ(converge(volume, Intent::Up), 1);
+	/* A target it can never take: refused before the first step, nothing made. */
+	ASSERT_EQ(converge(volume, Intent::Up), 0);
 	const PassOutcome outcome = plan(volume, Intent::Up);
 	ASSERT_EQ(outcome.plan.conflicts.size(), 1U) << formatPlan(outcome.plan, volume);
 	EXPECT_EQ(outcome.plan.conflicts.front().kind, ConflictKind::ForeignMount);
 	EXPECT_EQ(outcome.plan.conflicts.front().subject, dir_ + "/b");
+	EXPECT_FALSE(mountAt(volume.staging.path)) << "staged a volume that cannot be published";
+	EXPECT_FALSE(mountAt(dir_ + "/a")) << "published beside a foreign target";
+	EXPECT_EQ(mountAt(dir_ + "/b")->fsType, "tmpfs");
+	/* Up beside it first, then the foreign mount: ours stay, the foreign one is reported. */
+	shellOk("umount " + dir_ + "/b");
+	ASSERT_GE(converge(volume, Intent::Up), 1);
+	shellOk("umount " + dir_ + "/b && mount -t tmpfs someone-else " + dir_ + "/b");
+	const PassOutcome later = pass(volume, Intent::Up);
+	EXPECT_TRUE(later.report.outcomes.empty()) << formatPlan(later.plan, volume);
+	ASSERT_EQ(later.plan.conflicts.size(), 1U) << formatPlan(later.plan, volume);
 	EXPECT_EQ(mountAt(dir_ + "/a")->owner, "foreign");
 	EXPECT_EQ(mountAt(dir_ + "/b")->fsType, "tmpfs");
 

@@ -2,7 +2,9 @@
 /*
  * Symbolic links in the paths the mounter is given, on real mounts: a link
  * anywhere in a target, a staging path or a bind source is refused, nothing
- * is mounted or created through it, and an unmount never follows one.
+ * is mounted or created through it, and an unmount never follows one. What
+ * the observer asks before any step (pathProblem) says the same, and names
+ * a path of the wrong kind too.
  */
 #include <filesystem>
 #include <unistd.h>
@@ -88,7 +90,7 @@ TEST_F(SymlinkPaths, ALinkAsTheTargetIsRefusedAndNothingIsMounted)
 	/* Asked again (a retry), still nothing: no mount piles up. */
 	EXPECT_FALSE(mounter.bind(bindOf(staging_, dir_ + "/lnk")));
 	EXPECT_EQ(mountsBelow(victim_), 0U);
-	EXPECT_EQ(symlinkProblem(dir_ + "/lnk"), refused.error().message);
+	EXPECT_EQ(pathProblem(dir_ + "/lnk", PathKind::Directory), refused.error().message);
 }
 
 TEST_F(SymlinkPaths, ALinkedParentIsRefusedAndNothingIsCreatedThroughIt)
@@ -103,7 +105,7 @@ TEST_F(SymlinkPaths, ALinkedParentIsRefusedAndNothingIsCreatedThroughIt)
 		<< refused.error().message;
 	EXPECT_FALSE(exists(victim_ + "/sub")) << "a directory was made through the link";
 	EXPECT_EQ(mountsBelow(victim_), 0U);
-	EXPECT_EQ(symlinkProblem(dir_ + "/lnkdir/sub/deeper"),
+	EXPECT_EQ(pathProblem(dir_ + "/lnkdir/sub/deeper", PathKind::Directory),
 		  "'" + dir_ + "/lnkdir' is a symbolic link (to '" + victim_ +
 			  "'); rbd-volume never mounts through a symbolic link");
 }
@@ -144,7 +146,26 @@ TEST_F(SymlinkPaths, APlainPathIsMadeAndBoundWithTheMarker)
 	auto entry = visibleMount(target);
 	ASSERT_TRUE(entry && *entry);
 	EXPECT_EQ((*entry)->owner, "vol1");
-	EXPECT_EQ(symlinkProblem(target), std::nullopt);
+	EXPECT_EQ(pathProblem(target, PathKind::Directory), std::nullopt);
+}
+
+/* What stands at a path already decides what may be mounted there, before anything is tried. */
+TEST_F(SymlinkPaths, APathOfTheWrongKindIsNamedBeforeAnyMount)
+{
+	shellOk("touch " + dir_ + "/file && mkdir " + dir_ + "/dir");
+	EXPECT_EQ(pathProblem(dir_ + "/file", PathKind::Directory),
+		  "'" + dir_ + "/file' is not a directory");
+	EXPECT_EQ(pathProblem(dir_ + "/file/below", PathKind::Directory),
+		  "'" + dir_ + "/file' is not a directory");
+	EXPECT_EQ(pathProblem(dir_ + "/dir", PathKind::File),
+		  "'" + dir_ + "/dir' exists and is not a regular file");
+	EXPECT_EQ(pathProblem(dir_ + "/file", PathKind::File), std::nullopt);
+	EXPECT_EQ(pathProblem(dir_ + "/dir", PathKind::Directory), std::nullopt);
+	EXPECT_EQ(pathProblem(dir_ + "/missing/deeper", PathKind::Directory), std::nullopt);
+	/* The mounter refuses the same path with the same words. */
+	auto refused = LibmountMounter().bind(bindOf(staging_, dir_ + "/file"));
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().message, "'" + dir_ + "/file' is not a directory");
 }
 
 /* A parent swapped for a link after the mount was made: the unmount does not follow it. */

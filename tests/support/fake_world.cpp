@@ -271,14 +271,24 @@ void FakeWorld::addSymlink(const std::string &path)
 	symlinks_.insert(path);
 }
 
-/* As the real mounter says it: the first link on the way. */
-std::optional<std::string> FakeWorld::symlinkProblem(const std::string &path)
+void FakeWorld::addFile(const std::string &path)
+{
+	files_.insert(path);
+}
+
+/* As the real mounter says it: the first link on the way, or a file where a directory must be. */
+std::optional<std::string> FakeWorld::pathProblem(const std::string &path, MountPointKind kind)
 {
 	for (const std::string &link : symlinks_) {
 		if (path == link || path.rfind(link + "/", 0) == 0)
 			return "'" + link +
 			       "' is a symbolic link; rbd-volume never mounts through a "
 			       "symbolic link";
+	}
+	for (const std::string &file : files_) {
+		if ((path == file && kind == MountPointKind::Directory) ||
+		    path.rfind(file + "/", 0) == 0)
+			return "'" + file + "' is not a directory";
 	}
 	return std::nullopt;
 }
@@ -288,8 +298,8 @@ Result<Change> FakeWorld::mount(const MountRequest &request)
 	const Fault *f = fault(FakeOp::Mount);
 	if (f && !f->effect)
 		return faultError(FakeOp::Mount);
-	if (auto link = symlinkProblem(request.target))
-		return fail(Errc::Conflict, *link, ELOOP);
+	if (auto problem = pathProblem(request.target, MountPointKind::Directory))
+		return fail(Errc::Conflict, *problem, ELOOP);
 
 	const MountEntry wanted{ request.target, request.source,   "/",
 				 request.fsType, request.readOnly, request.owner };
@@ -316,13 +326,15 @@ Result<Change> FakeWorld::mount(const MountRequest &request)
 
 Result<Change> FakeWorld::doBind(const MountRequest &request)
 {
-	if (auto link = symlinkProblem(request.target))
-		return fail(Errc::Conflict, *link, ELOOP);
+	const bool node = mappingOf(request.source) || cryptOf(request.source);
+	if (auto problem = pathProblem(request.target,
+				       node ? MountPointKind::File : MountPointKind::Directory))
+		return fail(Errc::Conflict, *problem, ELOOP);
 	MountEntry entry;
 	entry.target = request.target;
 	entry.readOnly = request.readOnly;
 	entry.owner = request.owner;
-	if (mappingOf(request.source) || cryptOf(request.source)) {
+	if (node) {
 		entry.source = "devtmpfs";
 		entry.root = request.source.substr(4); /* the node's path below /dev */
 		entry.fsType = "devtmpfs";

@@ -111,6 +111,8 @@ public:
 	const std::vector<CryptMapping> &cryptMappings() const { return crypts_; }
 	/* `path` becomes a symbolic link: nothing may be mounted on it or below it. */
 	void addSymlink(const std::string &path);
+	/* `path` becomes a regular file: no filesystem may be mounted on it or below it. */
+	void addFile(const std::string &path);
 
 	/*
 	 * Faults: the call of `op` after `after` clean ones fails with `code`; with
@@ -142,7 +144,8 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
-	std::optional<std::string> symlinkProblem(const std::string &path) override;
+	std::optional<std::string> pathProblem(const std::string &path,
+					       MountPointKind kind) override;
 	/* The fake's unmount leaves no directory behind. */
 	bool mountPointLeft(const std::string & /*path*/) override { return false; }
 	ProbeResult probe(const std::string &device) override;
@@ -208,6 +211,7 @@ private:
 	std::map<std::string, Ownership> records_;
 	std::set<std::string> busy_;
 	std::set<std::string> symlinks_;
+	std::set<std::string> files_;
 	std::set<std::string> orphans_; /* volumes */
 	std::map<FakeOp, std::deque<Fault>> faults_;
 	std::map<FakeOp, unsigned> calls_;

@@ -10,6 +10,7 @@
 
 SYS_CASES+=(
 	hostile_symlinks
+	hostile_unusable_targets
 	hostile_own_state
 	hostile_bad_spec_files
 	hostile_non_utf8
@@ -109,6 +110,30 @@ case_hostile_symlinks() {
 	[ "$(mount_count /var/lib)" = "$var" ] || fail "mounts below /var/lib: $var, then $(mount_count /var/lib)"
 	[ "$(mount_count /srv/y3)" = 0 ] || fail "/srv/y3 is mounted without its staging mount"
 	in_ct rm -f /srv/lnk /srv/lnkdir /srv/stage-link
+}
+
+# Targets no mount may go on (a link, a regular file, a foreign mount): the
+# first look sees it, so nothing is done at all: no image made, no rbd-fuse
+# started, nothing staged.
+case_hostile_unusable_targets() {
+	local name
+	in_ct sh -c 'rm -rf /srv/t1 /srv/t2 /srv/t3; ln -s /etc /srv/t1; : >/srv/t2
+		mkdir -p /srv/t3 && mount -t tmpfs someone-else /srv/t3'
+	trap "in_ct sh -c 'umount /srv/t3; rm -rf /srv/t1 /srv/t2 /srv/t3' 2>/dev/null || true" EXIT
+	hostile_spec t1 /srv/t1
+	hostile_spec t2 /srv/t2
+	hostile_spec t3 /srv/t3
+	for name in t1 t2 t3; do start_refused $name; done
+	vol_condition t1 Conflict "'/srv/t1' is a symbolic link" || fail "t1: $(vol_field t1 conditions)"
+	vol_condition t2 Conflict "'/srv/t2' is not a directory" || fail "t2: $(vol_field t2 conditions)"
+	vol_condition t3 Conflict "foreign-mount /srv/t3: mounted (tmpfs), not by rbd-volume" ||
+		fail "t3: $(vol_field t3 conditions)"
+	for name in t1 t2 t3; do
+		! rbd_admin info "$CEPH_POOL/$name" >/dev/null 2>&1 || fail "the image of $name was made"
+		[ "$(mount_count "/run/rbd-volume/staging/$name")" = 0 ] || fail "$name was staged"
+		! in_ct systemctl -q is-active "rbd-fuse@$name.service" || fail "rbd-fuse@$name runs"
+	done
+	[ "$(in_ct findmnt -n -o SOURCE /srv/t3)" = someone-else ] || fail "the foreign mount on /srv/t3 changed"
 }
 
 case_hostile_own_state() {

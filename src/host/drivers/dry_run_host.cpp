@@ -64,9 +64,9 @@ bool DryRunHost::mountPointLeft(const std::string &path)
 	return LibmountMounter().mountPointLeft(path);
 }
 
-std::optional<std::string> DryRunHost::symlinkProblem(const std::string &path)
+std::optional<std::string> DryRunHost::pathProblem(const std::string &path, MountPointKind kind)
 {
-	return rbdvolume::symlinkProblem(path);
+	return LibmountMounter().pathProblem(path, kind);
 }
 
 /* Mapped images by every driver, as the daemon's MapperSet lists them. */

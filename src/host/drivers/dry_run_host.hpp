@@ -55,7 +55,8 @@ private:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
-	std::optional<std::string> symlinkProblem(const std::string &path) override;
+	std::optional<std::string> pathProblem(const std::string &path,
+					       MountPointKind kind) override;
 	bool mountPointLeft(const std::string &path) override;
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const MapRequest &request) override;

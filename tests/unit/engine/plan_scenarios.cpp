@@ -157,6 +157,11 @@ std::vector<PlanScenario> makeScenarios()
 			       rig->world.addSymlink("/srv/data");
 			       return rig;
 		       } });
+	all.push_back({ "file-as-target", [] {
+			       auto rig = rigFor(dataVolume());
+			       rig->world.addFile("/srv/data");
+			       return rig;
+		       } });
 	all.push_back({ "symlinked-staging", [] {
 			       auto rig = rigFor(dataVolume());
 			       rig->world.addSymlink("/run/rbd-volume/staging");
