@@ -387,24 +387,31 @@ void Reconciler::scheduleRetry(const std::string &name, Volume &volume)
 		log::error(name + ": " + armed.error().message);
 }
 
-void Reconciler::startSurvey()
+void Reconciler::startSurvey(SurveyScope scope)
 {
 	if (surveying_) {
-		surveyAgain_ = true;
+		/* The one running covers a recheck: it ends with its own. */
+		surveyAgain_ = surveyAgain_ || scope == SurveyScope::All;
 		return;
 	}
-	surveying_ = true;
-	running_++;
-	surveys_++;
-	surveyWaiters_ = std::move(nextSurveyWaiters_);
-	nextSurveyWaiters_.clear();
 	std::vector<VolumeJob> jobs;
 	std::map<std::string, uint64_t> epochs;
 	for (const auto &[name, volume] : volumes_) {
 		if (!volume.spec || volume.facts.busy)
 			continue;
+		if (scope == SurveyScope::Degraded && volume.shown.phase != bus::Phase::Degraded)
+			continue;
 		jobs.push_back({ name, volume.spec, volume.facts.intent });
 		epochs[name] = volume.episodesFinished;
+	}
+	if (scope == SurveyScope::Degraded && jobs.empty())
+		return;
+	surveying_ = true;
+	running_++;
+	surveys_++;
+	if (scope == SurveyScope::All) { /* a recheck answers no one: it skips most volumes */
+		surveyWaiters_ = std::move(nextSurveyWaiters_);
+		nextSurveyWaiters_.clear();
 	}
 	pool_.submit(
 		[this, jobs = std::move(jobs), epochs = std::move(epochs)] {
@@ -456,6 +463,18 @@ void Reconciler::finishSurvey(std::vector<SurveyEntry> entries,
 	checkShutdown();
 }
 
+/* Each refresh that shows a volume degraded comes here: one timer for all of them. */
+void Reconciler::armRecheck()
+{
+	if (stopping_ || recheck_.armed())
+		return;
+	auto armed = recheck_.arm(event_, settings_.degradedRecheck, std::chrono::milliseconds(100),
+				  [this] { startSurvey(SurveyScope::Degraded); });
+	if (!armed)
+		log::warning("cannot arm the recheck of degraded volumes: " +
+			     armed.error().message);
+}
+
 void Reconciler::answer(Volume &volume, uint64_t episode, const Error *error)
 {
 	std::vector<Reply> due;
@@ -475,6 +494,8 @@ void Reconciler::answer(Volume &volume, uint64_t episode, const Error *error)
 void Reconciler::refresh(const std::string &name, Volume &volume)
 {
 	VolumeStatus status = statusOf(name, volume.facts);
+	if (status.phase == bus::Phase::Degraded)
+		armRecheck();
 	if (status == volume.shown)
 		return;
 	for (const log::Line &line : volume.record.changed(volume.shown, status))
@@ -508,6 +529,7 @@ void Reconciler::shutdown(std::function<void()> done)
 	stopped_ = std::move(done);
 	surveyAgain_ = false;
 	mountSettle_.cancel();
+	recheck_.cancel();
 	for (auto &[name, volume] : volumes_)
 		volume.retry.cancel();
 	checkShutdown();

@@ -35,6 +35,9 @@ struct ReconcilerSettings {
 	std::chrono::milliseconds mountSettle{ 200 };
 	/* ... and how late that survey may come, whatever runs or keeps changing. */
 	std::chrono::milliseconds mountSettleMax{ 5000 };
+	/* How soon a degraded volume is looked at again: a mapper that recovers
+	 * (SIGCONT, a restart by systemd) announces itself by no event. */
+	std::chrono::milliseconds degradedRecheck{ 5000 };
 };
 
 /* What the bus layer hears of. */
@@ -129,7 +132,11 @@ private:
 	void startEpisode(const std::string &name, Volume &volume);
 	void finishEpisode(const std::string &name, EpisodeOutcome outcome);
 	void scheduleRetry(const std::string &name, Volume &volume);
-	void startSurvey();
+	/* Every volume, or only the degraded ones (the recheck). */
+	enum class SurveyScope : uint8_t { All, Degraded };
+	void startSurvey(SurveyScope scope = SurveyScope::All);
+	/* A survey of the degraded volumes in degradedRecheck, unless one is due. */
+	void armRecheck();
 	void settleMountChange();
 	void finishSurvey(std::vector<SurveyEntry> entries, std::map<std::string, uint64_t> epochs);
 	static void answer(Volume &volume, uint64_t episode, const Error *error);
@@ -159,6 +166,7 @@ private:
 	bool mountChanged_ = false;			       /* a mount event not surveyed yet */
 	std::chrono::steady_clock::time_point mountChangedAt_; /* the first of them */
 	OneShotTimer mountSettle_;
+	OneShotTimer recheck_; /* armed while a volume is degraded */
 	uint64_t surveys_ = 0;
 };
 

@@ -271,6 +271,15 @@ void FakeWorld::addSymlink(const std::string &path)
 	symlinks_.insert(path);
 }
 
+bool FakeWorld::setMappingFault(const std::string &device, std::string fault)
+{
+	FakeMapping *mapping = mappingOf(device);
+	if (mapping == nullptr)
+		return false;
+	mapping->mapped.fault = std::move(fault);
+	return true;
+}
+
 void FakeWorld::addFile(const std::string &path)
 {
 	files_.insert(path);

@@ -109,6 +109,9 @@ public:
 	/* The volume's LUKS mapping goes, as `cryptsetup close` would take it. */
 	bool closeCryptByHand(const std::string &volume);
 	const std::vector<CryptMapping> &cryptMappings() const { return crypts_; }
+	/* The mapping of `device` reports `fault` ("" healthy), as a stopped or dead server does;
+	 * false when there is none. */
+	bool setMappingFault(const std::string &device, std::string fault);
 	/* `path` becomes a symbolic link: nothing may be mounted on it or below it. */
 	void addSymlink(const std::string &path);
 	/* `path` becomes a regular file: no filesystem may be mounted on it or below it. */

@@ -308,6 +308,50 @@ TEST(Reconciler, DriftIsRestoredAfterASurvey)
 	EXPECT_EQ(rig.world.log()[0].rfind("bind ", 0), 0U) << rig.world.log()[0];
 }
 
+/* A mapper that stops and resumes announces neither: a degraded volume is looked at again by itself. */
+TEST(Reconciler, ADegradedVolumeIsLookedAtAgainUntilItRecovers)
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.degradedRecheck = milliseconds(50);
+	ReconcilerRig rig(2, settings);
+	rig.addVolume("a");
+	rig.addVolume("b");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	ASSERT_FALSE(rig.setIntentAndWait("b", Intent::Up));
+	std::string device;
+	{
+		const auto held = rig.world.lock();
+		device = rig.world.mappings().front().mapped.device;
+		ASSERT_TRUE(rig.world.setMappingFault(device, "its server is stopped"));
+	}
+	rig.reconciler->requestSurvey();
+	ASSERT_TRUE(rig.loop.runUntil(
+		[&] {
+			return rig.status("a").phase == bus::Phase::Degraded ||
+			       rig.status("b").phase == bus::Phase::Degraded;
+		},
+		"a volume degraded"))
+		<< describe(rig);
+	const std::string lost = rig.status("a").phase == bus::Phase::Degraded ? "a" : "b";
+	const std::string other = lost == "a" ? "b" : "a";
+	uint64_t surveys = 0;
+	{
+		const auto held = rig.world.lock();
+		ASSERT_TRUE(rig.world.setMappingFault(device, ""));
+		surveys = rig.reconciler->surveys();
+	}
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.settledIn(lost, "up"); },
+				      lost + " up again, with no event to say so"))
+		<< describe(rig);
+	EXPECT_GT(rig.reconciler->surveys(), surveys);
+	EXPECT_EQ(rig.status(other).phase, bus::Phase::Up);
+	/* Recovered, nothing degraded: no more rechecks. */
+	const uint64_t after = rig.reconciler->surveys();
+	rig.loop.runFor(milliseconds(200));
+	EXPECT_EQ(rig.reconciler->surveys(), after) << "rechecked with nothing degraded";
+}
+
 /* A burst of mount events is surveyed once, after the burst, and repairs the drift. */
 TEST(Reconciler, AMountBurstIsSurveyedOnce)
 {
