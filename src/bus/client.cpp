@@ -164,6 +164,24 @@ Result<VolumeProperties> Client::volumeProperties(const std::string &objectPath)
 	return readVolumeProperties(reply.get());
 }
 
+Result<std::vector<VolumeProperties>> Client::everyVolume()
+{
+	auto volumes = listVolumes();
+	if (!volumes)
+		return tl::make_unexpected(volumes.error());
+	std::vector<VolumeProperties> views;
+	views.reserve(volumes->size());
+	for (const VolumeSummary &volume : *volumes) {
+		auto view = volumeProperties(volume.objectPath);
+		if (!view && view.error().code == Errc::NotFound)
+			continue;
+		if (!view)
+			return tl::make_unexpected(view.error());
+		views.push_back(std::move(*view));
+	}
+	return views;
+}
+
 Result<void> Client::setIntent(const char *member, const std::string &name, bool wait,
 			       const WaitSettings &settings)
 {

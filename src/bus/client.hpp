@@ -44,6 +44,8 @@ public:
 
 	/* Properties.GetAll of the volume object at `objectPath`. */
 	Result<VolumeProperties> volumeProperties(const std::string &objectPath);
+	/* listVolumes(), then each one's properties; one removed meanwhile is left out. */
+	Result<std::vector<VolumeProperties>> everyVolume();
 
 	/*
 	 * Manager.Up / Manager.Down (`member`) of `name`; the daemon waits for

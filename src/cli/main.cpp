@@ -32,7 +32,7 @@ constexpr std::array<Verb, 11> Verbs = { {
 	{ "import-rbdmap", "[FILE]",
 	  "Print Ceph's rbdmap (default /etc/ceph/rbdmap) and its fstab lines as specs",
 	  "rbd-volumectl import-rbdmap --write", verbImportRbdmap },
-	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase",
+	{ "list", "", "List the volumes rbd-volumed knows: name, intent, phase, device",
 	  "rbd-volumectl list --no-legend | cut -d' ' -f1", verbList },
 	{ "status", "[NAME...]", "Show every property of the volumes named, or of all",
 	  "rbd-volumectl status db", verbStatus },

@@ -170,35 +170,39 @@ void appendJsonVolume(std::string &out, const VolumeProperties &volume)
 
 } /* namespace */
 
-std::string formatVolumeTable(std::span<const VolumeSummary> volumes, bool legend)
+std::string formatVolumeTable(std::span<const VolumeProperties> volumes, bool legend)
 {
-	const std::array<std::string, 3> header = { "NAME", "INTENT", "PHASE" };
-	std::vector<std::array<std::string, 3>> rows;
+	using Row = std::array<std::string, 4>;
+	const Row header = { "NAME", "INTENT", "PHASE", "DEVICE" };
+	std::vector<Row> rows;
 	rows.reserve(volumes.size());
-	for (const VolumeSummary &volume : volumes)
-		rows.push_back(
-			{ shown(volume.name), shown(volume.intent), bus::phaseName(volume.phase) });
+	for (const VolumeProperties &volume : volumes)
+		rows.push_back({ shown(volume.name), shown(volume.intent),
+				 bus::phaseName(volume.phase), shown(volume.device) });
 
-	std::array<size_t, 2> widths = { displayWidth(header[0]), displayWidth(header[1]) };
-	for (const auto &row : rows) {
-		widths[0] = std::max(widths[0], displayWidth(row[0]));
-		widths[1] = std::max(widths[1], displayWidth(row[1]));
+	std::array<size_t, 3> widths{};
+	for (size_t column = 0; column < widths.size(); column++)
+		widths.at(column) = displayWidth(header.at(column));
+	for (const Row &row : rows) {
+		for (size_t column = 0; column < widths.size(); column++)
+			widths.at(column) =
+				std::max(widths.at(column), displayWidth(row.at(column)));
 	}
 	std::string out;
-	const auto appendRow = [&out, &widths](const std::array<std::string, 3> &row) {
-		appendPadded(out, row[0], widths[0] + 2);
-		appendPadded(out, row[1], widths[1] + 2);
-		out += row[2];
+	const auto appendRow = [&out, &widths](const Row &row) {
+		for (size_t column = 0; column < widths.size(); column++)
+			appendPadded(out, row.at(column), widths.at(column) + 2);
+		out += row.back();
 		out += '\n';
 	};
 	if (legend)
 		appendRow(header);
-	for (const auto &row : rows)
+	for (const Row &row : rows)
 		appendRow(row);
 	return out;
 }
 
-std::string formatVolumeListJson(std::span<const VolumeSummary> volumes)
+std::string formatVolumeListJson(std::span<const VolumeProperties> volumes)
 {
 	std::string out = "{\"volumes\":[";
 	for (size_t i = 0; i < volumes.size(); i++) {
@@ -208,6 +212,7 @@ std::string formatVolumeListJson(std::span<const VolumeSummary> volumes)
 		appendStringMember(out, "name", volumes[i].name, true);
 		appendStringMember(out, "intent", volumes[i].intent);
 		appendStringMember(out, "phase", bus::phaseName(volumes[i].phase));
+		appendStringMember(out, "device", volumes[i].device);
 		out += '}';
 	}
 	out += "]}\n";

@@ -10,17 +10,16 @@
 namespace rbdvolume::cli {
 
 using bus::VolumeProperties;
-using bus::VolumeSummary;
 
 /*
- * `list`: a header NAME INTENT PHASE (unless `legend` is false: --no-legend)
- * and one row per volume, in the given order; each column as wide as the
- * header and the rows need, whether the header is printed or not.
+ * `list`: a header NAME INTENT PHASE DEVICE (unless `legend` is false:
+ * --no-legend) and one row per volume, in the given order; each column as
+ * wide as the header and the rows need, whether the header is printed or not.
  */
-std::string formatVolumeTable(std::span<const VolumeSummary> volumes, bool legend = true);
+std::string formatVolumeTable(std::span<const VolumeProperties> volumes, bool legend = true);
 
-/* `list --json`: {"volumes":[{"name":..,"intent":..,"phase":..}]} and a newline. */
-std::string formatVolumeListJson(std::span<const VolumeSummary> volumes);
+/* `list --json`: {"volumes":[{"name":..,"intent":..,"phase":..,"device":..}]} and a newline. */
+std::string formatVolumeListJson(std::span<const VolumeProperties> volumes);
 
 /* `status`: one block per volume, blocks separated by an empty line; "no volumes" for none. */
 std::string formatStatusText(std::span<const VolumeProperties> volumes);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* `rbd-volumectl list [--json] [--no-legend]`: every volume rbd-volumed knows, its intent and phase. */
+/* `rbd-volumectl list [--json] [--no-legend]`: every volume rbd-volumed knows, its intent, phase and device. */
 #include <cstdio>
 
 #include "bus/client.hpp"
@@ -21,8 +21,8 @@ int verbList(std::span<const std::string_view> args)
 
 	auto bus = bus::Client::open();
 	auto volumes =
-		bus ? bus->listVolumes()
-		    : Result<std::vector<bus::VolumeSummary>>(tl::make_unexpected(bus.error()));
+		bus ? bus->everyVolume()
+		    : Result<std::vector<bus::VolumeProperties>>(tl::make_unexpected(bus.error()));
 	if (!volumes)
 		return reportFailure("list", volumes.error(), options->json);
 	const std::string text = options->json ? formatVolumeListJson(*volumes)

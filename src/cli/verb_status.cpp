@@ -24,24 +24,6 @@ Result<bus::VolumeProperties> oneVolume(bus::Client &bus, const std::string &nam
 	return bus.volumeProperties(*path);
 }
 
-Result<std::vector<bus::VolumeProperties>> everyVolume(bus::Client &bus)
-{
-	auto volumes = bus.listVolumes();
-	if (!volumes)
-		return tl::make_unexpected(volumes.error());
-	std::vector<bus::VolumeProperties> views;
-	for (const bus::VolumeSummary &volume : *volumes) {
-		auto view = bus.volumeProperties(volume.objectPath);
-		/* A volume removed since the list was read is no longer there to show. */
-		if (!view && view.error().code == Errc::NotFound)
-			continue;
-		if (!view)
-			return tl::make_unexpected(view.error());
-		views.push_back(std::move(*view));
-	}
-	return views;
-}
-
 } /* namespace */
 
 /* Exit 0 whenever the volumes are shown, whatever their phase: status reports, it does not judge. */
@@ -58,7 +40,7 @@ int verbStatus(std::span<const std::string_view> args)
 	if (!bus)
 		return reportFailure("status", bus.error(), options->json);
 	auto views =
-		names->empty() ? everyVolume(*bus) : Result<std::vector<bus::VolumeProperties>>();
+		names->empty() ? bus->everyVolume() : Result<std::vector<bus::VolumeProperties>>();
 	if (!views)
 		return reportFailure("status", views.error(), options->json);
 	/* The volumes named, in that order: a name the daemon does not know fails the

@@ -97,10 +97,10 @@ TEST_F(CliBus, ListIsATableSortedByName)
 {
 	const CtlResult result = ctl({ "list" });
 	EXPECT_EQ(result.exitCode, 0) << result.err;
-	EXPECT_EQ(result.out, "NAME          INTENT  PHASE\n"
-			      "archive.2020  -       invalid\n"
-			      "db            up      up\n"
-			      "logs          down    failed\n");
+	EXPECT_EQ(result.out, "NAME          INTENT  PHASE    DEVICE\n"
+			      "archive.2020  -       invalid  -\n"
+			      "db            up      up       /dev/rbd0\n"
+			      "logs          down    failed   /dev/nbd1\n");
 	EXPECT_EQ(result.err, "");
 }
 
@@ -110,9 +110,9 @@ TEST_F(CliBus, ListNoLegendPrintsTheRowsOnly)
 				  std::vector<std::string>{ "--no-legend", "list" } }) {
 		const CtlResult result = ctl(args);
 		EXPECT_EQ(result.exitCode, 0) << result.err;
-		EXPECT_EQ(result.out, "archive.2020  -       invalid\n"
-				      "db            up      up\n"
-				      "logs          down    failed\n")
+		EXPECT_EQ(result.out, "archive.2020  -       invalid  -\n"
+				      "db            up      up       /dev/rbd0\n"
+				      "logs          down    failed   /dev/nbd1\n")
 			<< args.front();
 	}
 	/* Only list has a legend to drop. */
@@ -124,9 +124,11 @@ TEST_F(CliBus, ListJson)
 	const CtlResult result = ctl({ "list", "--json" });
 	EXPECT_EQ(result.exitCode, 0) << result.err;
 	EXPECT_EQ(result.out,
-		  "{\"volumes\":[{\"name\":\"archive.2020\",\"intent\":\"\",\"phase\":\"invalid\"},"
-		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\"},"
-		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\"}]}\n");
+		  "{\"volumes\":[{\"name\":\"archive.2020\",\"intent\":\"\",\"phase\":\"invalid\","
+		  "\"device\":\"\"},"
+		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\",\"device\":\"/dev/rbd0\"},"
+		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\",\"device\":\"/dev/"
+		  "nbd1\"}]}\n");
 }
 
 /* ---- status ---- */

@@ -17,12 +17,23 @@ using testing::failedVolume;
 using testing::invalidVolume;
 using testing::upVolume;
 
-std::vector<VolumeSummary> summaries()
+/* A row of `list`: what it shows of a volume. */
+VolumeProperties row(std::string name, std::string intent, bus::Phase phase,
+		     std::string device = "")
 {
-	return { { "archive.2020", "", bus::Phase::Invalid,
-		   "/org/rbdvolume1/volume/archive_2e2020" },
-		 { "db", "up", bus::Phase::Up, "/org/rbdvolume1/volume/db" },
-		 { "logs", "down", bus::Phase::Failed, "/org/rbdvolume1/volume/logs" } };
+	VolumeProperties volume;
+	volume.name = std::move(name);
+	volume.intent = std::move(intent);
+	volume.phase = phase;
+	volume.device = std::move(device);
+	return volume;
+}
+
+std::vector<VolumeProperties> summaries()
+{
+	return { row("archive.2020", "", bus::Phase::Invalid),
+		 row("db", "up", bus::Phase::Up, "/dev/rbd0"),
+		 row("logs", "down", bus::Phase::Failed, "/dev/nbd1") };
 }
 
 constexpr const char *UpBlock = "db\n"
@@ -56,49 +67,52 @@ constexpr const char *FailedBlock =
 
 TEST(ListTable, EmptyIsTheHeaderAlone)
 {
-	EXPECT_EQ(formatVolumeTable({}), "NAME  INTENT  PHASE\n");
+	EXPECT_EQ(formatVolumeTable({}), "NAME  INTENT  PHASE  DEVICE\n");
 }
 
-TEST(ListTable, ColumnsLineUpAndAnUnsetIntentIsADash)
+TEST(ListTable, ColumnsLineUpAndAnEmptyValueIsADash)
 {
-	EXPECT_EQ(formatVolumeTable(summaries()), "NAME          INTENT  PHASE\n"
-						  "archive.2020  -       invalid\n"
-						  "db            up      up\n"
-						  "logs          down    failed\n");
+	EXPECT_EQ(formatVolumeTable(summaries()), "NAME          INTENT  PHASE    DEVICE\n"
+						  "archive.2020  -       invalid  -\n"
+						  "db            up      up       /dev/rbd0\n"
+						  "logs          down    failed   /dev/nbd1\n");
 }
 
 TEST(ListTable, NoLegendKeepsTheRowsAndTheirColumns)
 {
-	EXPECT_EQ(formatVolumeTable(summaries(), false), "archive.2020  -       invalid\n"
-							 "db            up      up\n"
-							 "logs          down    failed\n");
+	EXPECT_EQ(formatVolumeTable(summaries(), false),
+		  "archive.2020  -       invalid  -\n"
+		  "db            up      up       /dev/rbd0\n"
+		  "logs          down    failed   /dev/nbd1\n");
 	EXPECT_EQ(formatVolumeTable({}, false), "");
 }
 
 TEST(ListTable, WidthsCountCharactersNotBytes)
 {
-	const std::vector<VolumeSummary> volumes = { { "données", "up", bus::Phase::Up, "/x" },
-						     { "db", "down", bus::Phase::Down, "/y" } };
-	EXPECT_EQ(formatVolumeTable(volumes), "NAME     INTENT  PHASE\n"
-					      "données  up      up\n"
-					      "db       down    down\n");
+	const std::vector<VolumeProperties> volumes = { row("données", "up", bus::Phase::Up),
+							row("db", "down", bus::Phase::Down) };
+	EXPECT_EQ(formatVolumeTable(volumes), "NAME     INTENT  PHASE  DEVICE\n"
+					      "données  up      up     -\n"
+					      "db       down    down   -\n");
 }
 
 TEST(ListTable, ControlCharactersCannotBreakARow)
 {
-	const std::vector<VolumeSummary> volumes = { { "a\nb", "\x1b[31mred", bus::Phase::Up,
-						       "/x" } };
-	EXPECT_EQ(formatVolumeTable(volumes), "NAME  INTENT       PHASE\n"
-					      "a\\nb  \\x1b[31mred  up\n");
+	const std::vector<VolumeProperties> volumes = { row("a\nb", "\x1b[31mred", bus::Phase::Up,
+							    "/dev/\x1b") };
+	EXPECT_EQ(formatVolumeTable(volumes), "NAME  INTENT       PHASE  DEVICE\n"
+					      "a\\nb  \\x1b[31mred  up     /dev/\\x1b\n");
 }
 
 TEST(ListJson, EmptyAndSeveral)
 {
 	EXPECT_EQ(formatVolumeListJson({}), "{\"volumes\":[]}\n");
 	EXPECT_EQ(formatVolumeListJson(summaries()),
-		  "{\"volumes\":[{\"name\":\"archive.2020\",\"intent\":\"\",\"phase\":\"invalid\"},"
-		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\"},"
-		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\"}]}\n");
+		  "{\"volumes\":[{\"name\":\"archive.2020\",\"intent\":\"\",\"phase\":\"invalid\","
+		  "\"device\":\"\"},"
+		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\",\"device\":\"/dev/rbd0\"},"
+		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\",\"device\":\"/dev/"
+		  "nbd1\"}]}\n");
 }
 
 TEST(StatusText, NoVolumes)
