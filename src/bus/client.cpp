@@ -267,7 +267,7 @@ Result<bool> Client::daemonRunning()
 Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &settings)
 {
 	/* Watch first, call second: no step can pass unseen between the two. */
-	std::optional<ActivityWatch> watch;
+	std::optional<PropertyWatch> watch;
 	/*
 	 * The daemon's unique name filters the signals. With no owner yet (the
 	 * daemon restarting after a kill, or about to be started by this very
@@ -282,7 +282,14 @@ Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &setti
 		 */
 		const std::string path =
 			settings.volume.empty() ? std::string() : bus::volumePath(settings.volume);
-		auto started = ActivityWatch::start(bus_.get(), *sender, path, settings.onActivity);
+		/* "" is the volume going idle: nothing to show. */
+		auto started = PropertyWatch::start(
+			bus_.get(), *sender, path, "Activity",
+			[onActivity = settings.onActivity](const std::string &name,
+							   const std::string &activity) {
+				if (!activity.empty())
+					onActivity(name, activity);
+			});
 		if (!started)
 			return tl::make_unexpected(started.error());
 		watch = std::move(*started);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bus/activity_watch.hpp"
+#include "bus/property_watch.hpp"
 #include "bus/volume_properties.hpp"
 #include "common/result.hpp"
 #include "common/sd_ptr.hpp"
@@ -18,7 +18,7 @@ namespace rbdvolume::bus {
 /* How a call that changes something waits for its reply. */
 struct WaitSettings {
 	uint64_t timeoutSeconds = 0; /* 0: as long as it takes */
-	ActivityCallback onActivity; /* each Activity change meanwhile; empty: none */
+	PropertyCallback onActivity; /* each Activity change meanwhile; empty: none */
 	std::string volume;	     /* whose Activity; "" for every volume */
 	/* Called every `heartbeatEvery` while the call waits; empty or 0: never. */
 	std::function<void()> onHeartbeat;

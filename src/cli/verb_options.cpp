@@ -134,7 +134,7 @@ int usageError(std::string_view verb, std::string_view problem, std::string_view
 	return ExitUsage;
 }
 
-bus::ActivityCallback progressPrinter(const VerbOptions &options)
+bus::PropertyCallback progressPrinter(const VerbOptions &options)
 {
 	if (!options.progress && isatty(STDERR_FILENO) == 0)
 		return {};

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bus/activity_watch.hpp"
+#include "bus/property_watch.hpp"
 #include "common/result.hpp"
 
 namespace rbdvolume::cli {
@@ -48,7 +48,7 @@ int usageError(std::string_view verb, std::string_view problem, std::string_view
  * What prints each Activity as "NAME: ACTIVITY" on stderr while a call
  * waits, when progress is asked for or stderr is a terminal; empty otherwise.
  */
-bus::ActivityCallback progressPrinter(const VerbOptions &options);
+bus::PropertyCallback progressPrinter(const VerbOptions &options);
 
 /* The volume names a verb got, each a valid name; at least one when `required`. */
 Result<std::vector<std::string>> volumeNames(const VerbOptions &options, bool required);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "bus/activity_watch.hpp"
+#include "bus/property_watch.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -15,8 +16,8 @@ namespace rbdvolume::bus {
 
 namespace {
 
-/* The new Activity in a PropertiesChanged signal (s a{sv} as), or "" when it has none. */
-int readActivity(sd_bus_message *message, std::string &activity)
+/* The new value of `wanted` in a PropertiesChanged signal (s a{sv} as); nullopt when it has none. */
+int readProperty(sd_bus_message *message, const char *wanted, std::optional<std::string> &value)
 {
 	const char *interface = nullptr;
 	int r = sd_bus_message_read(message, "s", &interface);
@@ -32,12 +33,12 @@ int readActivity(sd_bus_message *message, std::string &activity)
 		r = sd_bus_message_read(message, "s", &property);
 		if (r < 0)
 			return r;
-		if (std::strcmp(property, "Activity") == 0) {
-			const char *value = nullptr;
-			r = sd_bus_message_read(message, "v", "s", &value);
+		if (std::strcmp(property, wanted) == 0) {
+			const char *text = nullptr;
+			r = sd_bus_message_read(message, "v", "s", &text);
 			if (r < 0)
 				return r;
-			activity = value != nullptr ? value : "";
+			value = text != nullptr ? text : "";
 		} else {
 			r = sd_bus_message_skip(message, "v");
 			if (r < 0)
@@ -64,11 +65,11 @@ int onPropertiesChanged(sd_bus_message *message, void *userdata, sd_bus_error * 
 {
 	/* A C callback: nothing may escape it. */
 	try {
-		std::string activity;
-		if (readActivity(message, activity) < 0 || activity.empty())
+		const auto *watched = static_cast<const PropertyWatch::Watched *>(userdata);
+		std::optional<std::string> value;
+		if (readProperty(message, watched->property, value) < 0 || !value)
 			return 0;
-		(*static_cast<ActivityCallback *>(userdata))(
-			nameOfPath(sd_bus_message_get_path(message)), activity);
+		watched->callback(nameOfPath(sd_bus_message_get_path(message)), *value);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {
@@ -79,13 +80,14 @@ int onPropertiesChanged(sd_bus_message *message, void *userdata, sd_bus_error * 
 
 } /* namespace */
 
-ActivityWatch::ActivityWatch(SlotPtr slot, std::unique_ptr<ActivityCallback> callback)
-	: callback_(std::move(callback)), slot_(std::move(slot))
+PropertyWatch::PropertyWatch(SlotPtr slot, std::unique_ptr<Watched> watched)
+	: watched_(std::move(watched)), slot_(std::move(slot))
 {
 }
 
-Result<ActivityWatch> ActivityWatch::start(sd_bus *bus, const std::string &sender,
-					   const std::string &objectPath, ActivityCallback callback)
+Result<PropertyWatch> PropertyWatch::start(sd_bus *bus, const std::string &sender,
+					   const std::string &objectPath, const char *property,
+					   PropertyCallback callback)
 {
 	std::string rule = "type='signal',sender='" + sender + "',interface='" +
 			   PropertiesInterface + "',member='PropertiesChanged',arg0='" +
@@ -95,12 +97,13 @@ Result<ActivityWatch> ActivityWatch::start(sd_bus *bus, const std::string &sende
 	else
 		rule += "path='" + objectPath + "'";
 
-	auto owned = std::make_unique<ActivityCallback>(std::move(callback));
+	auto owned = std::make_unique<Watched>(Watched{ property, std::move(callback) });
 	sd_bus_slot *slot = nullptr;
 	const int r = sd_bus_add_match(bus, &slot, rule.c_str(), onPropertiesChanged, owned.get());
 	if (r < 0)
-		return tl::make_unexpected(errorFromErrno(r, "cannot watch the volume's progress"));
-	return ActivityWatch(SlotPtr(slot), std::move(owned));
+		return tl::make_unexpected(
+			errorFromErrno(r, std::string("cannot watch the volumes' ") + property));
+	return PropertyWatch(SlotPtr(slot), std::move(owned));
 }
 
 } /* namespace rbdvolume::bus */
