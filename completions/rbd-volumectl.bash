@@ -26,7 +26,7 @@ _rbd_volumectl()
 	local cur prev verb i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local verbs="check plan import-rbdmap list status is-up up down reconcile reload rotate-key"
+	local verbs="check plan import-rbdmap list status monitor is-up up down reconcile reload rotate-key"
 
 	verb=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -72,7 +72,7 @@ _rbd_volumectl()
 	reconcile) options="--timeout --progress --verbose" ;;
 	reload) options="--timeout --verbose" ;;
 	list) options="--json --no-legend" ;;
-	status) options="--json" ;;
+	status | monitor) options="--json" ;;
 	is-up) options="--quiet" ;;
 	plan) options="--spec --intent --config --json" ;;
 	check) options="--config --json" ;;
@@ -84,7 +84,7 @@ _rbd_volumectl()
 		return
 	fi
 	case $verb in
-	up | down | status | is-up | reconcile | plan | rotate-key)
+	up | down | status | monitor | is-up | reconcile | plan | rotate-key)
 		mapfile -t COMPREPLY < <(compgen -W "$(_rbd_volumectl_volumes)" -- "$cur")
 		;;
 	check)

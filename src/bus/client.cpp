@@ -2,7 +2,9 @@
 #include "bus/client.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <ctime>
 #include <functional>
@@ -262,6 +264,107 @@ Result<bool> Client::daemonRunning()
 	    std::string_view(error.name()) == "org.freedesktop.DBus.Error.NameHasNoOwner")
 		return false;
 	return callFailed(error, r, "cannot find rbd-volumed on the bus");
+}
+
+namespace {
+
+/* The phase watch of `monitor`, following whichever process owns org.rbdvolume1. */
+struct PhaseFollower {
+	sd_bus *bus = nullptr;
+	const PropertyCallback *onPhase = nullptr;
+	const std::function<void(bool)> *onDaemon = nullptr;
+	std::optional<PropertyWatch> watch;
+	std::optional<Error> failed;
+	sd_event *event = nullptr;
+
+	/* Signals from `owner` alone: a name's new owner is a new unique name. */
+	void follow(const std::string &owner)
+	{
+		watch.reset();
+		if (owner.empty())
+			return;
+		auto started = PropertyWatch::start(bus, owner, "", "Phase", *onPhase);
+		if (started) {
+			watch = std::move(*started);
+			return;
+		}
+		failed = started.error();
+		(void)sd_event_exit(event, 0);
+	}
+};
+
+int onOwnerChanged(sd_bus_message *message, void *userdata, sd_bus_error * /*error*/)
+{
+	auto *follower = static_cast<PhaseFollower *>(userdata);
+	const char *name = nullptr;
+	const char *before = nullptr;
+	const char *after = nullptr;
+	if (sd_bus_message_read(message, "sss", &name, &before, &after) < 0 ||
+	    std::string_view(name) != ServiceName)
+		return 0;
+	/* A C callback: nothing may escape it. */
+	try {
+		follower->follow(after);
+		(*follower->onDaemon)(*after != '\0');
+	} catch (...) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+} /* namespace */
+
+Result<void> Client::watchPhases(const PropertyCallback &onPhase,
+				 const std::function<void(bool running)> &onDaemon)
+{
+	sd_event *rawEvent = nullptr;
+	int r = sd_event_new(&rawEvent);
+	const EventPtr event(rawEvent);
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "cannot make an event loop"));
+	/* sd-event takes a signal only when it is blocked; the loop's end is the verb's. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	/* pthread_sigmask: the calling thread only, as the loop runs on it. */
+	if (const int err = pthread_sigmask(SIG_BLOCK, &stop, nullptr); err != 0)
+		return tl::make_unexpected(errorFromErrno(-err, "cannot block SIGINT and SIGTERM"));
+	for (const int signal : { SIGINT, SIGTERM }) {
+		r = sd_event_add_signal(event.get(), nullptr, signal, nullptr, nullptr);
+		if (r < 0)
+			return tl::make_unexpected(errorFromErrno(r, "cannot watch for signals"));
+	}
+	const AttachedEvent attached(bus_.get(), event.get());
+	if (attached.result() < 0)
+		return tl::make_unexpected(errorFromErrno(
+			attached.result(), "cannot attach the bus to an event loop"));
+
+	PhaseFollower follower;
+	follower.bus = bus_.get();
+	follower.onPhase = &onPhase;
+	follower.onDaemon = &onDaemon;
+	follower.event = event.get();
+	sd_bus_slot *rawSlot = nullptr;
+	r = sd_bus_match_signal(bus_.get(), &rawSlot, "org.freedesktop.DBus",
+				"/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+				onOwnerChanged, &follower);
+	const SlotPtr owners(rawSlot);
+	if (r < 0)
+		return tl::make_unexpected(
+			errorFromErrno(r, "cannot watch rbd-volumed come and go"));
+	/* After the match: an owner that comes meanwhile is seen either way. */
+	auto owner = daemonUniqueName();
+	follower.follow(owner ? *owner : std::string());
+	if (follower.failed)
+		return tl::make_unexpected(*follower.failed);
+
+	r = sd_event_loop(event.get());
+	if (r < 0)
+		return tl::make_unexpected(errorFromErrno(r, "watching rbd-volumed failed"));
+	if (follower.failed)
+		return tl::make_unexpected(*follower.failed);
+	return {};
 }
 
 Result<void> Client::callAndWait(sd_bus_message *call, const WaitSettings &settings)

@@ -65,6 +65,14 @@ public:
 	/* Manager.Reload. */
 	Result<void> reload(const WaitSettings &settings);
 
+	/*
+	 * Hands on each volume's new Phase, and rbd-volumed getting (true) or
+	 * losing (false) its name on the bus, until SIGINT or SIGTERM; then
+	 * returns, successfully. Never starts the daemon: it waits for one.
+	 */
+	Result<void> watchPhases(const PropertyCallback &onPhase,
+				 const std::function<void(bool running)> &onDaemon);
+
 private:
 	explicit Client(BusPtr bus);
 

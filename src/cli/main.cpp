@@ -23,7 +23,7 @@ struct Verb {
 	VerbFunction run;
 };
 
-constexpr std::array<Verb, 11> Verbs = { {
+constexpr std::array<Verb, 12> Verbs = { {
 	{ "check", "FILE|DIR...",
 	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)",
 	  "rbd-volumectl check /etc/rbd-volume/volumes", verbCheck },
@@ -36,6 +36,8 @@ constexpr std::array<Verb, 11> Verbs = { {
 	  "rbd-volumectl list --no-legend | cut -d' ' -f1", verbList },
 	{ "status", "[NAME...]", "Show every property of the volumes named, or of all",
 	  "rbd-volumectl status db", verbStatus },
+	{ "monitor", "[NAME...]", "Print each phase change as it happens, until Ctrl-C",
+	  "rbd-volumectl monitor --json", verbMonitor },
 	{ "is-up", "NAME...", "Exit 0 when every volume named is up; print each phase",
 	  "rbd-volumectl is-up db logs --quiet && echo ready", verbIsUp },
 	{ "up", "NAME...", "Bring volumes up, one after the other, each waited for",
@@ -59,7 +61,8 @@ struct Option {
 };
 
 constexpr std::array<Option, 15> Options = { {
-	{ "--json", "check, plan, list, status", "print JSON (docs/cli.md has the schema)" },
+	{ "--json", "check, plan, list, status, monitor",
+	  "print JSON (docs/cli.md has the schema)" },
 	{ "--no-legend", "list", "print the rows without the header line" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",

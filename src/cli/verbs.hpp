@@ -36,6 +36,9 @@ int verbList(std::span<const std::string_view> args);
 /* `status [NAME] [--json]`: every property of one volume or of all of them. */
 int verbStatus(std::span<const std::string_view> args);
 
+/* `monitor [NAME...] [--json]`: each phase change as it happens, until SIGINT or SIGTERM. */
+int verbMonitor(std::span<const std::string_view> args);
+
 /* `is-up NAME... [--quiet]`: exit 0 when every volume is up; each phase printed. */
 int verbIsUp(std::span<const std::string_view> args);
 

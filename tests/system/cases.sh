@@ -16,6 +16,7 @@ SYS_CASES=(
 	publish_restored_event_driven
 	fifty_volumes
 	unprivileged_read_only
+	monitor_follows_phases
 	invalid_spec_reported
 	shutdown_clean
 )
@@ -445,6 +446,48 @@ case_unprivileged_read_only() {
 	[ "$(vol_field f1 intent 2>/dev/null)" != up ] || fail "f1's intent became up"
 	in_ct mountpoint -q /srv/f1 && fail "/srv/f1 got mounted"
 	return 0
+}
+
+monitor_saw() { [ "$(in_ct grep -c -- "$2" /run/rbdv-monitor/out)" = "$1" ]; } # monitor_saw COUNT PATTERN
+
+# rbd-volumectl monitor as nobody, its output a file: each phase change of
+# an up and a down as it happens, flushed line by line, across a restart of
+# the daemon; SIGTERM ends it, 0.
+case_monitor_follows_phases() {
+	local out
+	spec m1
+	in_ct install -d -o nobody /run/rbdv-monitor
+	# shellcheck disable=SC2016 # expanded by that shell
+	in_ct systemd-run --quiet --unit=rbdv-monitor -p User=nobody -p KillMode=mixed /bin/sh -c \
+		'"$0" monitor m1 >/run/rbdv-monitor/out & p=$!; trap "kill -TERM $p" TERM
+		wait $p; wait $p; echo $? >/run/rbdv-monitor/rc' "$SYS_BINDIR/rbd-volumectl"
+	trap "in_ct systemctl stop rbdv-monitor.service 2>/dev/null || true; in_ct rm -rf /run/rbdv-monitor" EXIT
+	# Connected to the bus: its matches follow before it waits.
+	wait_for 10 in_ct sh -c "busctl --system list --no-legend | grep -q rbd-volumectl" ||
+		fail "the monitor never connected"
+	sleep 0.5
+	start_units rbd-volume@m1.service
+	wait_for 10 in_ct grep -q '^[0-9:.]* m1: up (was pending)$' /run/rbdv-monitor/out ||
+		fail "no 'up (was pending)' line: $(in_ct cat /run/rbdv-monitor/out)"
+	stop_units rbd-volume@m1.service
+	wait_for 10 in_ct grep -q '^[0-9:.]* m1: down (was ' /run/rbdv-monitor/out ||
+		fail "no 'down' line: $(in_ct cat /run/rbdv-monitor/out)"
+	# A new daemon is followed: its changes still come through.
+	in_ct systemctl restart rbd-volumed.service
+	wait_for 10 in_ct grep -q '^[0-9:.]* rbd-volumed started$' /run/rbdv-monitor/out ||
+		fail "no 'started' line: $(in_ct cat /run/rbdv-monitor/out)"
+	start_units rbd-volume@m1.service
+	wait_for 10 monitor_saw 2 ' m1: up (was pending)$' ||
+		fail "the new daemon's 'up' is not shown: $(in_ct cat /run/rbdv-monitor/out | tr '\n' '|')"
+	stop_units rbd-volume@m1.service
+	in_ct systemctl stop rbdv-monitor.service
+	out=$(in_ct cat /run/rbdv-monitor/out)
+	grep -q ' rbd-volumed stopped$' <<<"$out" || fail "no 'stopped' line: $out"
+	sys_log "monitor: $(tr '\n' '|' <<<"$out")"
+	[ "$(in_ct cat /run/rbdv-monitor/rc)" = 0 ] || fail "the monitor ended with $(in_ct cat /run/rbdv-monitor/rc) on SIGTERM"
+	if grep -qvE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} (m1: |rbd-volumed (stopped|started)$)' <<<"$out"; then
+		fail "a line that is not a phase change of m1: $out"
+	fi
 }
 
 case_invalid_spec_reported() {
