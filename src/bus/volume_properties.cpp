@@ -160,9 +160,9 @@ VolumeProperty namedProperty(const char *name)
 	};
 }
 
-const std::array<VolumeProperty, 14> &table()
+const std::array<VolumeProperty, 17> &table()
 {
-	static const std::array<VolumeProperty, 14> properties = {
+	static const std::array<VolumeProperty, 17> properties = {
 		stringProperty<&VolumeProperties::name>("Name", true),
 		stringProperty<&VolumeProperties::specFile>("SpecFile"),
 		stringProperty<&VolumeProperties::intent>("Intent"),
@@ -245,6 +245,9 @@ const std::array<VolumeProperty, 14> &table()
 		},
 		countProperty<&VolumeProperties::generation>("Generation"),
 		countProperty<&VolumeProperties::observedGeneration>("ObservedGeneration"),
+		countProperty<&VolumeProperties::phaseSince>("PhaseSince"),
+		countProperty<&VolumeProperties::retries>("Retries"),
+		countProperty<&VolumeProperties::heals>("Heals"),
 	};
 	return properties;
 }

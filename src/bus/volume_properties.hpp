@@ -62,6 +62,9 @@ struct VolumeProperties {
 	std::string lastErrorMessage;
 	uint64_t generation = 0;
 	uint64_t observedGeneration = 0;
+	uint64_t phaseSince = 0; /* when Phase last changed: CLOCK_REALTIME, microseconds */
+	uint64_t retries = 0;	 /* failed episodes retried, since the daemon started */
+	uint64_t heals = 0;	 /* degraded or failed, then up again, since the daemon started */
 
 	bool operator==(const VolumeProperties &) const = default;
 };

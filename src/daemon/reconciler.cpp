@@ -13,6 +13,13 @@ namespace rbdvolume::daemon {
 
 namespace {
 
+uint64_t realtimeUsec()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+					     std::chrono::system_clock::now().time_since_epoch())
+					     .count());
+}
+
 std::string specProblemText(const std::string &name, const std::vector<Diagnostic> &problems)
 {
 	std::string text = "the spec of '" + name + "' is invalid";
@@ -376,6 +383,7 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 
 void Reconciler::scheduleRetry(const std::string &name, Volume &volume)
 {
+	volume.facts.retries++;
 	const unsigned doublings = std::min(volume.failures - 1, 16U);
 	const auto delay =
 		std::min(settings_.backoffInitial * (1U << doublings), settings_.backoffMax);
@@ -496,6 +504,14 @@ void Reconciler::refresh(const std::string &name, Volume &volume)
 	VolumeStatus status = statusOf(name, volume.facts);
 	if (status.phase == bus::Phase::Degraded)
 		armRecheck();
+	if (status.phase != volume.shown.phase) {
+		const bus::Phase was = volume.shown.phase;
+		if (status.phase == bus::Phase::Up &&
+		    (was == bus::Phase::Degraded || was == bus::Phase::Failed))
+			volume.facts.heals++;
+		volume.facts.phaseSince = realtimeUsec();
+		status = statusOf(name, volume.facts);
+	}
 	if (status == volume.shown)
 		return;
 	for (const log::Line &line : volume.record.changed(volume.shown, status))

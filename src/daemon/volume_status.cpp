@@ -107,6 +107,9 @@ VolumeStatus statusOf(const std::string &name, const VolumeFacts &facts)
 	}
 	status.generation = facts.generation;
 	status.observedGeneration = facts.observedGeneration;
+	status.phaseSince = facts.phaseSince;
+	status.retries = facts.retries;
+	status.heals = facts.heals;
 	return status;
 }
 

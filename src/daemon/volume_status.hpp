@@ -51,6 +51,10 @@ struct VolumeFacts {
 	std::string activity;
 	uint64_t generation = 0;
 	uint64_t observedGeneration = 0;
+	/* Kept by the reconciler as the shown phase changes, and its retries. */
+	uint64_t phaseSince = 0;
+	uint64_t retries = 0;
+	uint64_t heals = 0;
 };
 
 /* The status of volume `name`, from what the daemon knows of it. */

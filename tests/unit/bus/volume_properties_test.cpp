@@ -38,6 +38,9 @@ VolumeProperties sample()
 	volume.lastErrorMessage = "refused";
 	volume.generation = 18446744073709551615ULL;
 	volume.observedGeneration = 7;
+	volume.phaseSince = 1795941601123456ULL;
+	volume.retries = 3;
+	volume.heals = 2;
 	return volume;
 }
 
@@ -144,7 +147,15 @@ TEST(VolumeProperties, TheTableFollowsTheStruct)
 			differing.emplace_back(property.name);
 	}
 	EXPECT_EQ(differing, std::vector<std::string>{ "LastError" });
-	EXPECT_EQ(volumeProperties().size(), 14U);
+	changed = base;
+	changed.heals++;
+	differing.clear();
+	for (const VolumeProperty &property : volumeProperties()) {
+		if (property.differs(base, changed))
+			differing.emplace_back(property.name);
+	}
+	EXPECT_EQ(differing, std::vector<std::string>{ "Heals" });
+	EXPECT_EQ(volumeProperties().size(), 17U);
 	EXPECT_STREQ(volumeProperties().front().name, "Name");
 	EXPECT_TRUE(volumeProperties().front().constant);
 }

@@ -279,6 +279,7 @@ TEST(Reconciler, BackOffDoublesUpToItsMaximum)
 	}
 	/* Uncapped, the fifth retry would wait 320 ms. */
 	EXPECT_LT(attempts[Failures] - attempts[Failures - 1], milliseconds(250));
+	EXPECT_EQ(rig.status("a").retries, Failures) << "each failed episode is retried once";
 	EXPECT_EQ(answer->calls, 1U);
 	ASSERT_TRUE(answer->error) << "the first episode's failure is the answer";
 	EXPECT_EQ(answer->error->code, Errc::Timeout);
@@ -336,6 +337,9 @@ TEST(Reconciler, ADegradedVolumeIsLookedAtAgainUntilItRecovers)
 	const std::string lost = rig.status("a").phase == bus::Phase::Degraded ? "a" : "b";
 	const std::string other = lost == "a" ? "b" : "a";
 	uint64_t surveys = 0;
+	const uint64_t degradedSince = rig.status(lost).phaseSince;
+	EXPECT_GT(degradedSince, 0U);
+	EXPECT_EQ(rig.status(lost).heals, 0U);
 	{
 		const auto held = rig.world.lock();
 		ASSERT_TRUE(rig.world.setMappingFault(device, ""));
@@ -345,6 +349,9 @@ TEST(Reconciler, ADegradedVolumeIsLookedAtAgainUntilItRecovers)
 				      lost + " up again, with no event to say so"))
 		<< describe(rig);
 	EXPECT_GT(rig.reconciler->surveys(), surveys);
+	EXPECT_EQ(rig.status(lost).heals, 1U) << "degraded, then up: one heal";
+	EXPECT_GE(rig.status(lost).phaseSince, degradedSince);
+	EXPECT_EQ(rig.status(other).heals, 0U);
 	EXPECT_EQ(rig.status(other).phase, bus::Phase::Up);
 	/* Recovered, nothing degraded: no more rechecks. */
 	const uint64_t after = rig.reconciler->surveys();
