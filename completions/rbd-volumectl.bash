@@ -26,7 +26,7 @@ _rbd_volumectl()
 	local cur prev verb i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local verbs="check plan import-rbdmap list status monitor is-up up down reconcile reload rotate-key"
+	local verbs="check plan import-rbdmap list status monitor metrics is-up up down reconcile reload rotate-key"
 
 	verb=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -49,7 +49,7 @@ _rbd_volumectl()
 		_rbd_volumectl_specs "$cur"
 		return
 		;;
-	--fstab | --new-keyfile)
+	--fstab | --new-keyfile | --output)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
@@ -73,6 +73,7 @@ _rbd_volumectl()
 	reload) options="--timeout --verbose" ;;
 	list) options="--json --no-legend" ;;
 	status | monitor) options="--json" ;;
+	metrics) options="--output" ;;
 	is-up) options="--quiet" ;;
 	plan) options="--spec --intent --config --json" ;;
 	check) options="--config --json" ;;

@@ -23,7 +23,7 @@ struct Verb {
 	VerbFunction run;
 };
 
-constexpr std::array<Verb, 12> Verbs = { {
+constexpr std::array<Verb, 13> Verbs = { {
 	{ "check", "FILE|DIR...",
 	  "Validate volume specs offline, as rbd-volumed would (DIR: its *.toml)",
 	  "rbd-volumectl check /etc/rbd-volume/volumes", verbCheck },
@@ -38,6 +38,9 @@ constexpr std::array<Verb, 12> Verbs = { {
 	  "rbd-volumectl status db", verbStatus },
 	{ "monitor", "[NAME...]", "Print each phase change as it happens, until Ctrl-C",
 	  "rbd-volumectl monitor --json", verbMonitor },
+	{ "metrics", "", "Print the volumes' metrics in Prometheus' text format",
+	  "rbd-volumectl metrics --output /var/lib/prometheus/node-exporter/rbd-volume.prom",
+	  verbMetrics },
 	{ "is-up", "NAME...", "Exit 0 when every volume named is up; print each phase",
 	  "rbd-volumectl is-up db logs --quiet && echo ready", verbIsUp },
 	{ "up", "NAME...", "Bring volumes up, one after the other, each waited for",
@@ -60,7 +63,7 @@ struct Option {
 	std::string_view text;
 };
 
-constexpr std::array<Option, 15> Options = { {
+constexpr std::array<Option, 16> Options = { {
 	{ "--json", "check, plan, list, status, monitor",
 	  "print JSON (docs/cli.md has the schema)" },
 	{ "--no-legend", "list", "print the rows without the header line" },
@@ -76,6 +79,9 @@ constexpr std::array<Option, 15> Options = { {
 	  "/etc/rbd-volume/rbd-volumed.toml; missing: its\ndefaults); check --config FILE "
 	  "alone checks that file" },
 	{ "--spec FILE", "plan", "plan this spec file instead of an installed NAME" },
+	{ "--output FILE", "metrics",
+	  "write FILE (whole, by a rename) instead of\nprinting; for node_exporter, a *.prom "
+	  "file" },
 	{ "--intent up|down", "plan", "plan for this intent instead of the daemon's" },
 	{ "--new-keyfile FILE", "rotate-key", "the file that holds the new key" },
 	{ "--fstab FILE", "import-rbdmap", "where the /dev/rbd/ mounts are (/etc/fstab)" },

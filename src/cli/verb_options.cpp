@@ -78,6 +78,7 @@ void setFlag(VerbOptions &options, VerbOption option)
 		options.legend = false;
 		break;
 	case OptionTimeout:
+	case OptionOutput:
 		break;
 	}
 }
@@ -118,6 +119,18 @@ Result<VerbOptions> parseVerbOptions(std::span<const std::string_view> args, uns
 			if (!seconds)
 				return tl::make_unexpected(seconds.error());
 			options.timeoutSeconds = *seconds;
+			continue;
+		}
+		if ((allowed & OptionOutput) != 0 &&
+		    (arg == "--output" || arg.starts_with("--output="))) {
+			if (arg == "--output" && i + 1 >= args.size())
+				return fail(Errc::InvalidArgument, "--output needs a file");
+			options.output = arg == "--output"
+						 ? std::string(args[++i])
+						 : std::string(arg.substr(
+							   std::string_view("--output=").size()));
+			if (options.output.empty())
+				return fail(Errc::InvalidArgument, "--output needs a file");
 			continue;
 		}
 		return fail(Errc::InvalidArgument, "unknown option '" + std::string(arg) + "'");

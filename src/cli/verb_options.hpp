@@ -22,6 +22,7 @@ enum VerbOption : unsigned {
 	OptionVerbose = 1U << 4,  /* -v, --verbose */
 	OptionQuiet = 1U << 5,	  /* -q, --quiet */
 	OptionNoLegend = 1U << 6, /* --no-legend */
+	OptionOutput = 1U << 7,	  /* --output FILE, --output=FILE */
 };
 
 struct VerbOptions {
@@ -33,6 +34,7 @@ struct VerbOptions {
 	bool quiet = false;
 	bool legend = true;	     /* a table's header line */
 	uint64_t timeoutSeconds = 0; /* 0: wait as long as it takes */
+	std::string output;	     /* --output's file; "" for stdout */
 };
 
 /* `args` parsed, accepting the options in `allowed`; "--" ends the options. */

@@ -39,6 +39,9 @@ int verbStatus(std::span<const std::string_view> args);
 /* `monitor [NAME...] [--json]`: each phase change as it happens, until SIGINT or SIGTERM. */
 int verbMonitor(std::span<const std::string_view> args);
 
+/* `metrics [--output FILE]`: the volumes in Prometheus' text format, for node_exporter. */
+int verbMetrics(std::span<const std::string_view> args);
+
 /* `is-up NAME... [--quiet]`: exit 0 when every volume is up; each phase printed. */
 int verbIsUp(std::span<const std::string_view> args);
 

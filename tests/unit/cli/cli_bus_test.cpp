@@ -20,6 +20,7 @@
 #include "cli/status_format.hpp"
 #include "fake_manager.hpp"
 #include "private_bus.hpp"
+#include "read_text.hpp"
 #include "run_ctl.hpp"
 #include "sample_volumes.hpp"
 #include "temp_dir.hpp"
@@ -129,6 +130,26 @@ TEST_F(CliBus, ListJson)
 		  "{\"name\":\"db\",\"intent\":\"up\",\"phase\":\"up\",\"device\":\"/dev/rbd0\"},"
 		  "{\"name\":\"logs\",\"intent\":\"down\",\"phase\":\"failed\",\"device\":\"/dev/"
 		  "nbd1\"}]}\n");
+}
+
+/* ---- metrics ---- */
+
+TEST_F(CliBus, MetricsOfEveryVolumeOnStdoutOrInAFile)
+{
+	const CtlResult result = ctl({ "metrics" });
+	EXPECT_EQ(result.exitCode, 0) << result.err;
+	EXPECT_NE(result.out.find("rbdvolume_up 1\n"), std::string::npos) << result.out;
+	for (const char *volume : { "archive.2020", "db", "logs" })
+		EXPECT_NE(result.out.find(std::string("rbdvolume_volume_busy{volume=\"") + volume),
+			  std::string::npos)
+			<< volume;
+	const TempDir dir;
+	const std::string file = dir.path() + "/rbd-volume.prom";
+	const CtlResult written = ctl({ "metrics", "--output", file });
+	EXPECT_EQ(written.exitCode, 0) << written.err;
+	EXPECT_EQ(written.out, "");
+	EXPECT_EQ(readText(file), result.out);
+	EXPECT_EQ(ctl({ "metrics", "db" }).exitCode, 2) << "metrics takes no names";
 }
 
 /* ---- status ---- */
