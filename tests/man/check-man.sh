@@ -8,16 +8,16 @@
 # overflows), or when its .TH line does not name it as its file name does.
 # Without man(1) the test fails: a check that cannot run must not pass.
 #
-# Units given after the pages (*.service) are checked too: every man: link in
-# their Documentation= lines names one of the pages given.
-#   check-man.sh PAGE... [UNIT.service...]
+# Units given after the pages (*.service, *.timer) are checked too: every man:
+# link in their Documentation= lines names one of the pages given.
+#   check-man.sh PAGE... [UNIT.service|UNIT.timer...]
 set -uo pipefail
 
 pages=()
 units=()
 for arg in "$@"; do
 	case $arg in
-	*.service) units+=("$arg") ;;
+	*.service | *.timer) units+=("$arg") ;;
 	*) pages+=("$arg") ;;
 	esac
 done

@@ -17,6 +17,7 @@ SYS_CASES=(
 	fifty_volumes
 	unprivileged_read_only
 	monitor_follows_phases
+	metrics_for_node_exporter
 	invalid_spec_reported
 	shutdown_clean
 )
@@ -488,6 +489,27 @@ case_monitor_follows_phases() {
 	if grep -qvE '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} (m1: |rbd-volumed (stopped|started)$)' <<<"$out"; then
 		fail "a line that is not a phase change of m1: $out"
 	fi
+}
+
+# rbd-volume-metrics.service, as its timer starts it: the file node_exporter
+# reads, whole; without node_exporter's directory the service does nothing.
+case_metrics_for_node_exporter() {
+	local out
+	spec x1
+	start_units rbd-volume@x1.service
+	in_ct systemctl start rbd-volume-metrics.service || fail "it failed without the directory"
+	in_ct test ! -e /var/lib/prometheus || fail "it wrote without node_exporter's directory"
+	in_ct mkdir -p /var/lib/prometheus/node-exporter
+	trap "in_ct rm -rf /var/lib/prometheus" EXIT
+	in_ct systemctl start rbd-volume-metrics.service || fail "rbd-volume-metrics.service failed"
+	out=$(in_ct cat /var/lib/prometheus/node-exporter/rbd-volume.prom)
+	for line in 'rbdvolume_up 1' 'rbdvolume_volume_phase{volume="x1",phase="up"} 1' \
+		'rbdvolume_volume_busy{volume="x1"} 0' 'rbdvolume_volume_retries_total{volume="x1"} 0'; do
+		grep -qxF -- "$line" <<<"$out" || fail "no '$line' in: $out"
+	done
+	[ "$(in_ct ls /var/lib/prometheus/node-exporter)" = rbd-volume.prom ] ||
+		fail "more than the one file: $(in_ct ls /var/lib/prometheus/node-exporter)"
+	[ "$(in_ct stat -c %a /var/lib/prometheus/node-exporter/rbd-volume.prom)" = 644 ] || fail "not 0644"
 }
 
 case_invalid_spec_reported() {

@@ -175,7 +175,8 @@ case_install() {
 		case $out in /usr/bin/* | /usr/sbin/*) ;; *) fail "$path is $out, not the packaged one" ;; esac
 		in_ct dpkg -S "$out" >/dev/null 2>&1 || fail "$out belongs to no package"
 	done
-	for path in rbd-volumed.service rbd-volume@.service rbd-fuse@.service rbd-nbd@.service rbd-volume-csi.service; do
+	for path in rbd-volumed.service rbd-volume@.service rbd-fuse@.service rbd-nbd@.service rbd-volume-csi.service \
+		rbd-volume-metrics.service rbd-volume-metrics.timer; do
 		out=$(unit_prop "${path/@/@x}" FragmentPath)
 		[ "$out" = "$SYS_UNITDIR/$path" ] || fail "${path/@/@x} is loaded from '$out', not $SYS_UNITDIR/$path"
 	done
@@ -187,6 +188,9 @@ case_install() {
 		fail "rbd-volumed.service is $(in_ct systemctl is-enabled rbd-volumed.service), not enabled"
 	wait_for 30 in_ct systemctl -q is-active rbd-volumed.service ||
 		fail "postinst did not start rbd-volumed.service ($(unit_prop rbd-volumed.service ActiveState))"
+	# The metrics timer is for hosts with node_exporter: installed, not enabled.
+	out=$(in_ct systemctl is-enabled rbd-volume-metrics.timer || true)
+	[ "$out" = disabled ] || fail "rbd-volume-metrics.timer is $out, expected disabled"
 	# The shim's unit is installed, not enabled, not started.
 	out=$(in_ct systemctl is-enabled rbd-volume-csi.service || true)
 	[ "$out" = disabled ] || fail "rbd-volume-csi.service is $out, expected disabled"
@@ -257,6 +261,12 @@ case_start_volume() {
 	[ "$(completion rbd-volumectl status de)" = demo ] || fail "'status de' completes to '$(completion rbd-volumectl status de)'"
 	[[ $(in_ct systemctl status --no-pager rbd-volume@demo.service || true) == *"Status: \"up: /dev/loop"* ]] ||
 		fail "systemctl status rbd-volume@demo shows no phase: $(in_ct systemctl status --no-pager rbd-volume@demo.service | head -n 8)"
+	# the metrics node_exporter would read, as the timer's service writes them
+	in_ct mkdir -p /var/lib/prometheus/node-exporter
+	in_ct systemctl start rbd-volume-metrics.service || fail "rbd-volume-metrics.service failed"
+	out=$(in_ct cat /var/lib/prometheus/node-exporter/rbd-volume.prom 2>&1) || fail "no metrics file: $out"
+	[[ $out == *'rbdvolume_volume_phase{volume="demo",phase="up"} 1'* ]] || fail "the metrics show demo not up: $out"
+	in_ct rm -rf /var/lib/prometheus
 	out=$(in_ct journalctl --no-pager -q -x MESSAGE_ID=d6b77c6b471548edb4a874ffd0f7f0bb)
 	[[ $out == *"rbd-volume formatted /dev/loop"*"for volume demo"* ]] || fail "journalctl -x shows no catalog text: $out"
 	save loops "$loops"

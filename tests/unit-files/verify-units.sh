@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Checks what units/ installs, as configured for this build. Any failure fails.
-#   *.service (systemd)       systemd-analyze verify, each as an instance of
+#   *.service, *.timer        systemd-analyze verify, each as an instance of
 #                             itself; any output fails (systemd only warns on
 #                             unknown keys)
 #   org.*.service (D-Bus)     Name= is the file's name, Exec=/bin/false,
@@ -216,7 +216,7 @@ for file in "$@"; do
 	case $(basename "$file") in
 	org.*.service) activations+=("$file") ;;
 	org.*.conf) policies+=("$file") ;;
-	*.service) stage_unit "$file" ;;
+	*.service | *.timer) stage_unit "$file" ;;
 	*.conf) tmpfiles+=("$file") ;;
 	*) fail "$file" "do not know how to check this file" ;;
 	esac
