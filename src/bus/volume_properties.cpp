@@ -160,9 +160,37 @@ VolumeProperty namedProperty(const char *name)
 	};
 }
 
-const std::array<VolumeProperty, 17> &table()
+int appendDurations(sd_bus_message *reply, const std::map<std::string, uint64_t> &durations)
 {
-	static const std::array<VolumeProperty, 17> properties = {
+	int r = sd_bus_message_open_container(reply, 'a', "{st}");
+	for (const auto &[step, usec] : durations) {
+		if (r >= 0)
+			r = sd_bus_message_append(reply, "{st}", step.c_str(), usec);
+	}
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+int readDurations(sd_bus_message *message, std::map<std::string, uint64_t> &out)
+{
+	int r = sd_bus_message_enter_container(message, 'v', "a{st}");
+	if (r <= 0)
+		return r < 0 ? r : -ENXIO;
+	r = sd_bus_message_enter_container(message, 'a', "{st}");
+	if (r <= 0)
+		return r < 0 ? r : -ENXIO;
+	const char *step = nullptr;
+	uint64_t usec = 0;
+	while ((r = sd_bus_message_read(message, "{st}", &step, &usec)) > 0)
+		out[step] = usec;
+	if (r < 0)
+		return r;
+	r = sd_bus_message_exit_container(message);
+	return r < 0 ? r : sd_bus_message_exit_container(message);
+}
+
+const std::array<VolumeProperty, 18> &table()
+{
+	static const std::array<VolumeProperty, 18> properties = {
 		stringProperty<&VolumeProperties::name>("Name", true),
 		stringProperty<&VolumeProperties::specFile>("SpecFile"),
 		stringProperty<&VolumeProperties::intent>("Intent"),
@@ -248,6 +276,20 @@ const std::array<VolumeProperty, 17> &table()
 		countProperty<&VolumeProperties::phaseSince>("PhaseSince"),
 		countProperty<&VolumeProperties::retries>("Retries"),
 		countProperty<&VolumeProperties::heals>("Heals"),
+		VolumeProperty{
+			"StepDurations",
+			"a{st}",
+			false,
+			[](sd_bus_message *reply, const VolumeProperties &from) {
+				return appendDurations(reply, from.stepUsec);
+			},
+			[](sd_bus_message *message, VolumeProperties &into) {
+				return readDurations(message, into.stepUsec);
+			},
+			[](const VolumeProperties &a, const VolumeProperties &b) {
+				return a.stepUsec != b.stepUsec;
+			},
+		},
 	};
 	return properties;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,7 @@ struct VolumeProperties {
 	uint64_t phaseSince = 0; /* when Phase last changed: CLOCK_REALTIME, microseconds */
 	uint64_t retries = 0;	 /* failed episodes retried, since the daemon started */
 	uint64_t heals = 0;	 /* degraded or failed, then up again, since the daemon started */
+	std::map<std::string, uint64_t> stepUsec; /* each step's last run, microseconds */
 
 	bool operator==(const VolumeProperties &) const = default;
 };

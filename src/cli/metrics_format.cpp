@@ -91,6 +91,13 @@ std::string formatMetrics(const std::optional<std::span<const VolumeProperties>>
 	for (const VolumeProperties &volume : *volumes)
 		sample(out, "rbdvolume_volume_retries_total", volume, "",
 		       std::to_string(volume.retries));
+	header(out, "rbdvolume_volume_step_seconds", "gauge",
+	       "How long each step took the last time it ran (map, format-if-blank, ...).");
+	for (const VolumeProperties &volume : *volumes) {
+		for (const auto &[step, usec] : volume.stepUsec)
+			sample(out, "rbdvolume_volume_step_seconds", volume,
+			       ",step=\"" + labelValue(step) + "\"", seconds(usec));
+	}
 	header(out, "rbdvolume_volume_heals_total", "counter",
 	       "Times the volume was degraded or failed and then up again, since rbd-volumed "
 	       "started.");

@@ -13,7 +13,8 @@ namespace rbdvolume::cli {
 /*
  * rbdvolume_up (whether rbd-volumed answered), then per volume: its phase
  * (one series per phase, 1 for the current one), since when, its
- * conditions, whether an episode runs, its retries and heals. `volumes`
+ * conditions, whether an episode runs, its retries, each step's last
+ * duration and its heals. `volumes`
  * nullopt: the daemon did not answer, rbdvolume_up 0 alone.
  */
 std::string formatMetrics(const std::optional<std::span<const bus::VolumeProperties>> &volumes);

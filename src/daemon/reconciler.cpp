@@ -355,6 +355,8 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 	volume->facts.observedGeneration = volume->generationRunning;
 	if (outcome.sighting)
 		volume->facts.sighting = std::move(outcome.sighting);
+	for (const auto &[step, took] : outcome.stepDurations)
+		volume->facts.stepUsec[step] = static_cast<uint64_t>(took.count());
 
 	std::optional<Error> failure = outcome.error;
 	volume->facts.lastError = outcome.error;

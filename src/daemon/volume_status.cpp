@@ -110,6 +110,7 @@ VolumeStatus statusOf(const std::string &name, const VolumeFacts &facts)
 	status.phaseSince = facts.phaseSince;
 	status.retries = facts.retries;
 	status.heals = facts.heals;
+	status.stepUsec = facts.stepUsec;
 	return status;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ struct VolumeFacts {
 	uint64_t phaseSince = 0;
 	uint64_t retries = 0;
 	uint64_t heals = 0;
+	std::map<std::string, uint64_t> stepUsec; /* each step's last run, in microseconds */
 };
 
 /* The status of volume `name`, from what the daemon knows of it. */

@@ -56,7 +56,10 @@ EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 		/* Only the first pass follows the image's size: a later one finds the device it mapped or followed. */
 		auto pass = reconcilePass(
 			host, *snapshot, desired, onStep,
-			[&](const StepOutcome &done) { recordStep(*job.spec, done); },
+			[&](const StepOutcome &done) {
+				recordStep(*job.spec, done);
+				outcome.stepDurations[stepName(done.step)] = done.duration;
+			},
 			outcome.passes == 1 ? SizeFollow::Follow : SizeFollow::Skip);
 		if (!pass) {
 			outcome.error = pass.error();

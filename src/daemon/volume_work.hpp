@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,6 +40,8 @@ struct EpisodeOutcome {
 	std::optional<Error> error;	  /* the first failure; none when it converged */
 	bool stepFailed = false;	  /* that failure is a step's, recorded as it failed */
 	unsigned passes = 0;
+	/* Each step that ran, by name, and how long it took: the later run of a name wins. */
+	std::map<std::string, std::chrono::microseconds> stepDurations;
 };
 
 /*

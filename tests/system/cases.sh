@@ -507,6 +507,8 @@ case_metrics_for_node_exporter() {
 		'rbdvolume_volume_busy{volume="x1"} 0' 'rbdvolume_volume_retries_total{volume="x1"} 0'; do
 		grep -qxF -- "$line" <<<"$out" || fail "no '$line' in: $out"
 	done
+	grep -q '^rbdvolume_volume_step_seconds{volume="x1",step="mount-staging"} [0-9]*\.[0-9]\{6\}$' <<<"$out" ||
+		fail "no duration of x1's mount-staging in: $out"
 	[ "$(in_ct ls /var/lib/prometheus/node-exporter)" = rbd-volume.prom ] ||
 		fail "more than the one file: $(in_ct ls /var/lib/prometheus/node-exporter)"
 	[ "$(in_ct stat -c %a /var/lib/prometheus/node-exporter/rbd-volume.prom)" = 644 ] || fail "not 0644"

@@ -41,6 +41,7 @@ VolumeProperties sample()
 	volume.phaseSince = 1795941601123456ULL;
 	volume.retries = 3;
 	volume.heals = 2;
+	volume.stepUsec = { { "map", 1250000 }, { "mount-staging", 30500 } };
 	return volume;
 }
 
@@ -155,7 +156,7 @@ TEST(VolumeProperties, TheTableFollowsTheStruct)
 			differing.emplace_back(property.name);
 	}
 	EXPECT_EQ(differing, std::vector<std::string>{ "Heals" });
-	EXPECT_EQ(volumeProperties().size(), 17U);
+	EXPECT_EQ(volumeProperties().size(), 18U);
 	EXPECT_STREQ(volumeProperties().front().name, "Name");
 	EXPECT_TRUE(volumeProperties().front().constant);
 }

@@ -27,6 +27,7 @@ TEST(Metrics, EachVolumeItsPhaseSinceWhenConditionsAndCounters)
 	logs.phaseSince = 1795941601123456ULL;
 	logs.retries = 4;
 	logs.heals = 1;
+	logs.stepUsec = { { "map", 1250000 }, { "unmap", 7 } };
 	const std::vector<bus::VolumeProperties> volumes = { logs };
 	const std::string text = formatMetrics(std::span<const bus::VolumeProperties>(volumes));
 	for (const char *line : {
@@ -41,6 +42,8 @@ TEST(Metrics, EachVolumeItsPhaseSinceWhenConditionsAndCounters)
 		     "# TYPE rbdvolume_volume_retries_total counter\n",
 		     "rbdvolume_volume_retries_total{volume=\"logs\"} 4\n",
 		     "rbdvolume_volume_heals_total{volume=\"logs\"} 1\n",
+		     "rbdvolume_volume_step_seconds{volume=\"logs\",step=\"map\"} 1.250000\n",
+		     "rbdvolume_volume_step_seconds{volume=\"logs\",step=\"unmap\"} 0.000007\n",
 	     })
 		EXPECT_NE(text.find(line), std::string::npos) << line << "in:\n" << text;
 	/* One series a phase: the eight phases, one of them 1. */

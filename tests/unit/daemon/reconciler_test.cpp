@@ -280,6 +280,11 @@ TEST(Reconciler, BackOffDoublesUpToItsMaximum)
 	/* Uncapped, the fifth retry would wait 320 ms. */
 	EXPECT_LT(attempts[Failures] - attempts[Failures - 1], milliseconds(250));
 	EXPECT_EQ(rig.status("a").retries, Failures) << "each failed episode is retried once";
+	/* The steps of the episode that succeeded: each with how long it took. */
+	const auto steps = rig.status("a").stepUsec;
+	EXPECT_TRUE(steps.contains("map") && steps.contains("mount-staging") &&
+		    steps.contains("publish"))
+		<< steps.size() << " steps";
 	EXPECT_EQ(answer->calls, 1U);
 	ASSERT_TRUE(answer->error) << "the first episode's failure is the answer";
 	EXPECT_EQ(answer->error->code, Errc::Timeout);
