@@ -154,10 +154,11 @@ void printUsage(std::FILE *out)
 /* `rbd-volumectl VERB --help`: its synopsis, what it does, its options, an example. */
 void printVerbUsage(std::FILE *out, const Verb &verb)
 {
-	std::fprintf(out, "Usage: rbd-volumectl %.*s %.*s\n\n%.*s\n\nOptions:\n",
+	std::fprintf(out, "Usage: rbd-volumectl %.*s%s%.*s\n\n%.*s\n\nOptions:\n",
 		     static_cast<int>(verb.name.size()), verb.name.data(),
-		     static_cast<int>(verb.arguments.size()), verb.arguments.data(),
-		     static_cast<int>(verb.summary.size()), verb.summary.data());
+		     verb.arguments.empty() ? "" : " ", static_cast<int>(verb.arguments.size()),
+		     verb.arguments.data(), static_cast<int>(verb.summary.size()),
+		     verb.summary.data());
 	for (const Option &option : Options) {
 		if (takes(option, verb.name))
 			printOption(out, option, false);

@@ -294,6 +294,10 @@ TEST_F(CliCheck, EachVerbHasItsOwnHelp)
 	EXPECT_EQ(up.out.find("--json"), std::string::npos) << "list's option in up's help";
 	EXPECT_NE(up.out.find("Example:\n  rbd-volumectl up "), std::string::npos) << up.out;
 
+	/* A verb without arguments: no space after its name. */
+	EXPECT_TRUE(runVolumectl({ "metrics", "--help" })
+			    .out.starts_with("Usage: rbd-volumectl metrics\n\n"));
+
 	const CommandResult plan = runVolumectl({ "plan", "-h" });
 	EXPECT_NE(plan.out.find("  --intent up|down "), std::string::npos) << plan.out;
 	EXPECT_NE(plan.out.find("  --config FILE "), std::string::npos) << plan.out;
