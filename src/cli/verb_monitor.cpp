@@ -46,9 +46,10 @@ int verbMonitor(std::span<const std::string_view> args)
 		return reportFailure("monitor", bus.error(), options->json);
 	/* What each volume showed last: a change is printed with what it was. */
 	std::map<std::string, std::string> shown;
+	/* ListVolumes has every phase: no property reads needed for the start. */
 	if (auto running = bus->daemonRunning(); running && *running) {
-		if (auto volumes = bus->everyVolume())
-			for (const bus::VolumeProperties &volume : *volumes)
+		if (auto volumes = bus->listVolumes())
+			for (const bus::VolumeSummary &volume : *volumes)
 				shown[volume.name] = bus::phaseName(volume.phase);
 	}
 	const auto print = [&options](const MonitorEvent &event) {
