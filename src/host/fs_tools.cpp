@@ -97,10 +97,13 @@ Result<std::string> ToolFilesystems::check(const std::string &device, const File
 		return fail(Errc::Conflict,
 			    "fsck found errors on " + device +
 				    " that it could not correct: " + output->describe());
-	/* e2fsck's bit 1: errors were found and corrected. */
-	return std::string(output->exitStatus == 0
-				   ? "clean"
-				   : "errors corrected (" + output->describe() + ")");
+	/* e2fsck's bit 1: errors were found and corrected. A replayed journal (a crash, a
+	 * power cut) is no error: it says so, and e2fsck may still exit 0. */
+	std::string verdict =
+		output->exitStatus == 0 ? "clean" : "errors corrected (" + output->describe() + ")";
+	if (output->out.find("recovering journal") != std::string::npos)
+		verdict += ", its journal replayed";
+	return verdict;
 }
 
 Result<Change> ToolFilesystems::grow(const std::string &device, const std::string &mountPoint,

@@ -90,6 +90,15 @@ TEST(FsTools, FsckExitCodesAreReadAsKubeletDoes)
 		EXPECT_NE(checked.error().message.find("UNEXPECTED INCONSISTENCY"),
 			  std::string::npos);
 	}
+	/* After a power cut: e2fsck replays the journal and exits 0. */
+	{
+		FakeRunner runner;
+		runner.answer(0,
+			      "/dev/rbd0: recovering journal\n/dev/rbd0: clean, 12/65536 files\n");
+		ToolFilesystems formatter(runner, ToolConfig{});
+		EXPECT_EQ(formatter.check("/dev/rbd0", fsOf(FsType::Ext4)).value_or(""),
+			  "clean, its journal replayed");
+	}
 	/* xfs checks itself at mount time: no tool runs. */
 	FakeRunner runner;
 	ToolFilesystems formatter(runner, ToolConfig{});
