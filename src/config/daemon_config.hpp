@@ -41,6 +41,8 @@ struct DaemonConfig {
 	std::chrono::milliseconds unitTimeout{ 90000 };	  /* unit: a systemd job */
 	std::chrono::milliseconds cephConnect{ 10000 };	  /* ceph-connect: whole seconds */
 	std::chrono::milliseconds cephOperation{ 30000 }; /* ceph-operation: whole seconds */
+	/* io-stall: a device's requests unanswered this long degrade its volume */
+	std::chrono::milliseconds ioStall{ 10000 };
 
 	bool operator==(const DaemonConfig &) const = default;
 };

@@ -62,7 +62,7 @@ struct TimeoutKey {
 	bool wholeSeconds; /* handed to librados, which takes seconds */
 };
 
-constexpr std::array<TimeoutKey, 9> TimeoutKeys = { {
+constexpr std::array<TimeoutKey, 10> TimeoutKeys = { {
 	{ "mkfs", [](DaemonConfig &c) -> milliseconds & { return c.tools.mkfsTimeout; }, false },
 	{ "fsck", [](DaemonConfig &c) -> milliseconds & { return c.tools.fsckTimeout; }, false },
 	{ "grow", [](DaemonConfig &c) -> milliseconds & { return c.tools.growTimeout; }, false },
@@ -76,6 +76,7 @@ constexpr std::array<TimeoutKey, 9> TimeoutKeys = { {
 	{ "ceph-connect", [](DaemonConfig &c) -> milliseconds & { return c.cephConnect; }, true },
 	{ "ceph-operation", [](DaemonConfig &c) -> milliseconds & { return c.cephOperation; },
 	  true },
+	{ "io-stall", [](DaemonConfig &c) -> milliseconds & { return c.ioStall; }, false },
 } };
 
 template<typename Key, size_t N>
@@ -88,7 +89,7 @@ constexpr std::array<std::string_view, N> namesOf(const std::array<Key, N> &keys
 }
 
 constexpr std::array<std::string_view, 8> ToolNames = namesOf(ToolKeys);
-constexpr std::array<std::string_view, 9> TimeoutNames = namesOf(TimeoutKeys);
+constexpr std::array<std::string_view, 10> TimeoutNames = namesOf(TimeoutKeys);
 
 struct Section {
 	std::string_view name;

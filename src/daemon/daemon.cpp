@@ -102,12 +102,15 @@ private:
 	Result<void> setUpBus();
 	/* systemctl status shows the summary; sent only when it changed. */
 	void notifyStatus();
+	/* The I/O check runs again once a survey or an episode left a device to watch. */
+	void wakeIoCheck();
 
 	/* The loop's callbacks; each source's userdata is the Daemon. */
 	static int onSignal(sd_event_source *source, const signalfd_siginfo *info, void *self);
 	static int onSpecDirectory(sd_event_source *source, const inotify_event *event, void *self);
 	static int onMountTable(sd_event_source *source, int fd, uint32_t revents, void *self);
 	static int onResync(sd_event_source *source, uint64_t usec, void *self);
+	static int onIoCheck(sd_event_source *source, uint64_t usec, void *self);
 	static int onCompletions(sd_event_source *source, int fd, uint32_t revents, void *self);
 
 	const DaemonConfig &config_;
@@ -125,6 +128,8 @@ private:
 	OneShotTimer specSettle_; /* a reload, once a spec directory has been quiet */
 	SourcePtr resync_;
 	uint64_t resyncUsec_ = 0;
+	SourcePtr ioCheck_;
+	uint64_t ioCheckUsec_ = 0;
 	bool watchdog_ = false;
 	bool ready_ = false;
 	bool stopping_ = false;
@@ -180,7 +185,7 @@ int Daemon::onMountTable(sd_event_source * /*source*/, int /*fd*/, uint32_t /*re
 	return 0;
 }
 
-/* The one periodic wakeup: resync, and tell the watchdog the loop is alive. */
+/* The resync, and the watchdog's ping: that the loop is alive. */
 int Daemon::onResync(sd_event_source *source, uint64_t usec, void *self)
 {
 	auto &daemon = *static_cast<Daemon *>(self);
@@ -192,6 +197,38 @@ int Daemon::onResync(sd_event_source *source, uint64_t usec, void *self)
 	return 0;
 }
 
+/*
+ * The kernel tells nobody that a device's requests get no answer: its
+ * counters are read (sysfs, a few bytes a device) twice per io-stall, and a
+ * volume whose device went from flowing to stalled or back is surveyed.
+ * With nothing mapped the check sleeps; work that finishes wakes it.
+ */
+int Daemon::onIoCheck(sd_event_source *source, uint64_t usec, void *self)
+{
+	auto &daemon = *static_cast<Daemon *>(self);
+	IoStallWatch &stalls = daemon.host_.stalls();
+	if (!stalls.watching()) {
+		(void)sd_event_source_set_enabled(source, SD_EVENT_OFF);
+		return 0;
+	}
+	if (stalls.changed())
+		daemon.reconciler_->requestSurvey();
+	(void)sd_event_source_set_time(source, usec + daemon.ioCheckUsec_);
+	return 0;
+}
+
+void Daemon::wakeIoCheck()
+{
+	int enabled = SD_EVENT_OFF;
+	if (!ioCheck_ || sd_event_source_get_enabled(ioCheck_.get(), &enabled) < 0 ||
+	    enabled != SD_EVENT_OFF || !host_.stalls().watching())
+		return;
+	uint64_t now = 0;
+	(void)sd_event_now(event_.get(), CLOCK_MONOTONIC, &now);
+	(void)sd_event_source_set_time(ioCheck_.get(), now + ioCheckUsec_);
+	(void)sd_event_source_set_enabled(ioCheck_.get(), SD_EVENT_ON);
+}
+
 int Daemon::onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/,
 			  void *self)
 {
@@ -199,6 +236,7 @@ int Daemon::onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*r
 	daemon.pool_->runCompletions();
 	if (!daemon.stopping_ && daemon.ready_)
 		daemon.notifyStatus();
+	daemon.wakeIoCheck();
 	return 0;
 }
 
@@ -258,7 +296,7 @@ Result<void> Daemon::setUpEvents()
 		sources_.emplace_back(source);
 	}
 
-	/* The resync tick doubles as the watchdog ping: idle, it is the only wakeup. */
+	/* The resync tick doubles as the watchdog ping: idle with nothing mapped, the only wakeup. */
 	uint64_t watchdogUsec = 0;
 	watchdog_ = sd_watchdog_enabled(0, &watchdogUsec) > 0;
 	resyncUsec_ = usecOf(config_.resyncInterval);
@@ -272,6 +310,15 @@ Result<void> Daemon::setUpEvents()
 	    !r)
 		return r;
 	resync_.reset(source);
+	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
+
+	ioCheckUsec_ = usecOf(config_.ioStall) / 2;
+	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + ioCheckUsec_,
+					     ioCheckUsec_ / 10, onIoCheck, this),
+			   "cannot create the I/O check timer");
+	    !r)
+		return r;
+	ioCheck_.reset(source);
 	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
 	return {};
 }

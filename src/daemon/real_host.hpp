@@ -15,6 +15,7 @@ public:
 
 	Host &host() { return adapters_.host(); }
 	GivenPassphrases &passphrases() { return adapters_.passphrases(); }
+	IoStallWatch &stalls() { return adapters_.stalls(); }
 
 private:
 	LibrbdCluster cluster_; /* before the adapters, which hold a reference to it */

@@ -23,6 +23,8 @@ log::MessageId conditionId(const Condition &condition)
 {
 	if (condition.type == "MapperLost")
 		return log::ids::MapperLost;
+	if (condition.type == "IoStalled")
+		return log::ids::IoStalled;
 	for (std::string_view refusal : FormatRefusals) {
 		if (condition.message.starts_with(refusal))
 			return log::ids::FormatRefused;
@@ -64,7 +66,8 @@ std::vector<log::Line> VolumeRecord::changed(const VolumeStatus &before, const V
 	if (settled == bus::Phase::Unknown)
 		return lines;
 	for (const Condition &condition : after.conditions) {
-		if ((condition.type != "Conflict" && condition.type != "MapperLost") ||
+		if ((condition.type != "Conflict" && condition.type != "MapperLost" &&
+		     condition.type != "IoStalled") ||
 		    shown(before.conditions, condition))
 			continue;
 		auto fields = fieldsOf(after);

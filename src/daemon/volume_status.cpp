@@ -38,9 +38,17 @@ Sighting sight(const ObservedVolume &observed, const Plan &plan)
 
 namespace {
 
-bool mapperLost(const Conflict &conflict)
+/* Conflicts with a condition type of their own; the rest are "Conflict". */
+const char *conditionType(const Conflict &conflict)
 {
-	return conflict.kind == ConflictKind::MapperLost;
+	switch (conflict.kind) {
+	case ConflictKind::MapperLost:
+		return "MapperLost";
+	case ConflictKind::IoStalled:
+		return "IoStalled";
+	default:
+		return "Conflict";
+	}
 }
 
 bus::Phase phaseOf(const VolumeFacts &facts)
@@ -75,8 +83,7 @@ std::vector<Condition> conditionsOf(const VolumeFacts &facts)
 						 "is taken down" });
 	if (facts.sighting) {
 		for (const Conflict &conflict : facts.sighting->conflicts)
-			conditions.push_back({ mapperLost(conflict) ? "MapperLost" : "Conflict",
-					       conflictText(conflict) });
+			conditions.push_back({ conditionType(conflict), conflictText(conflict) });
 	}
 	if (facts.lastError)
 		conditions.push_back({ "Failed", facts.lastError->message });

@@ -276,6 +276,11 @@ bool Differ::mappingUsable()
 		conflict(ConflictKind::MapperLost, device_, observed_.mapping->fault);
 		return false;
 	}
+	if (!observed_.mapping->stall.empty()) {
+		/* Any step would wait on it too; the kernel resumes its I/O when the cluster answers. */
+		conflict(ConflictKind::IoStalled, device_, observed_.mapping->stall);
+		return false;
+	}
 	if (observed_.mapping->readOnly != spec_.readOnly()) {
 		conflict(ConflictKind::ReadOnlyMismatch, device_,
 			 readOnlyProblem("mapped", observed_.mapping->readOnly, spec_.readOnly()));
@@ -535,10 +540,11 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 12> ConflictNames = {
+constexpr std::array<const char *, 13> ConflictNames = {
 	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
 	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
-	"mode-mismatch", "mapper-lost",	    "unsafe-path",	 "unknown-data",
+	"mode-mismatch", "mapper-lost",	    "io-stalled",	 "unsafe-path",
+	"unknown-data",
 };
 
 } /* namespace */

@@ -51,6 +51,7 @@ enum class ConflictKind : uint8_t {
 			      reverse, or as another filesystem type */
 	MapperLost,	  /* the mapping's server died and cannot be reattached (fuse): the
 			      device fails all I/O until the volume is staged again */
+	IoStalled,	  /* the device's requests get no answer: the cluster is away */
 	UnsafePath,	  /* the staging path or a target has a symbolic link in it */
 	UnknownData,	  /* no signature, but not blank: data nobody can name */
 };

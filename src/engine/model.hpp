@@ -59,6 +59,7 @@ struct MappedImage {
 	bool readOnly = false;
 	std::string fault; /* "" healthy; else why the device does no I/O, and what to do */
 	std::string owner; /* the volume the driver's own marker names; "" when it has none */
+	std::string stall; /* "" flowing; else why its requests get no answer (IoStallWatch) */
 
 	bool operator==(const MappedImage &) const = default;
 };

@@ -97,6 +97,7 @@ std::string FakeWorld::mapForeign(const ImageSpec &image, bool readOnly)
 				      Driver::Krbd,
 				      readOnly,
 				      {},
+				      {},
 				      {} };
 	mapping.foreign = true;
 	mappings_.push_back(mapping);
@@ -448,7 +449,8 @@ Result<std::string> FakeWorld::map(const MapRequest &request)
 				      request.readOnly(),
 				      {},
 				      /* as fuse and nbd mark theirs; krbd has no marker */
-				      driver == Driver::Krbd ? std::string() : request.volume };
+				      driver == Driver::Krbd ? std::string() : request.volume,
+				      {} };
 	mappings_.push_back(mapping);
 	log_.push_back("map " + key + " " + mapping.mapped.device);
 	if (f)

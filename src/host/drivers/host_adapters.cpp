@@ -10,9 +10,10 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	  nbd_(runner_, units_, config.driverTools, SystemRoots{}),
 	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
 					  config.unitTimeout, config.tools.deviceTimeout }),
-	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}), mounter_(config.tools.deviceTimeout),
-	  probe_(config.tools.deviceTimeout), filesystems_(runner_, config.tools),
-	  records_(std::string(paths::OwnershipDir)),
+	  stalls_(SystemRoots{}, config.ioStall),
+	  mappers_(krbd_, nbd_, fuse_, SystemRoots{}, &stalls_),
+	  mounter_(config.tools.deviceTimeout), probe_(config.tools.deviceTimeout),
+	  filesystems_(runner_, config.tools), records_(std::string(paths::OwnershipDir)),
 	  crypt_(images, passphrases_), host_{ table_, mounter_,     probe_,   mappers_,
 					       images, filesystems_, records_, crypt_ }
 {

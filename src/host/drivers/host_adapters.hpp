@@ -36,6 +36,8 @@ public:
 	~HostAdapters() = default;
 
 	Host &host() { return host_; }
+	/* Which mapped devices' requests get no answer; the mapper's view asks it. */
+	IoStallWatch &stalls() { return stalls_; }
 	/* What up requests bring for volumes with given-at-up. */
 	GivenPassphrases &passphrases() { return passphrases_; }
 
@@ -45,6 +47,7 @@ private:
 	KrbdMapper krbd_;
 	NbdMapper nbd_;
 	FuseMapper fuse_;
+	IoStallWatch stalls_;
 	MapperSet mappers_;
 	ProcMountTable table_;
 	LibmountMounter mounter_;

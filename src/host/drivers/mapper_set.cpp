@@ -56,6 +56,14 @@ Result<MapperView> MapperSet::view()
 				    seen->mappings.end());
 		all.orphans.insert(all.orphans.end(), seen->orphans.begin(), seen->orphans.end());
 	}
+	if (stalls_ != nullptr) {
+		std::vector<std::string> devices;
+		for (MappedImage &image : all.mappings) {
+			image.stall = stalls_->look(image.device);
+			devices.push_back(image.device);
+		}
+		stalls_->keepOnly(devices);
+	}
 	return all;
 }
 

@@ -3,10 +3,12 @@
  * MapperSet: the Mapper the engine sees on a real host. It lists the
  * mappings of every driver, maps with the spec's driver (or, for auto, the
  * best the host has), and unmaps through the driver that listed the device.
+ * With an IoStallWatch, its view says which devices' requests get no answer.
  */
 #pragma once
 
 #include "engine/ports.hpp"
+#include "host/io_stall_watch.hpp"
 #include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {
@@ -14,8 +16,9 @@ namespace rbdvolume {
 class MapperSet : public Mapper
 {
 public:
-	MapperSet(Mapper &krbd, Mapper &nbd, Mapper &fuse, SystemRoots roots)
-		: krbd_(krbd), nbd_(nbd), fuse_(fuse), roots_(std::move(roots))
+	MapperSet(Mapper &krbd, Mapper &nbd, Mapper &fuse, SystemRoots roots,
+		  IoStallWatch *stalls = nullptr)
+		: krbd_(krbd), nbd_(nbd), fuse_(fuse), roots_(std::move(roots)), stalls_(stalls)
 	{
 	}
 
@@ -37,6 +40,7 @@ private:
 	Mapper &nbd_;
 	Mapper &fuse_;
 	SystemRoots roots_;
+	IoStallWatch *stalls_;
 };
 
 } /* namespace rbdvolume */

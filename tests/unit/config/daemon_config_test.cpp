@@ -142,6 +142,7 @@ TEST(DaemonConfig, DefaultsAreTheDocumentedOnes)
 	EXPECT_EQ(config.unitTimeout, milliseconds(90000));
 	EXPECT_EQ(config.cephConnect, milliseconds(10000));
 	EXPECT_EQ(config.cephOperation, milliseconds(30000));
+	EXPECT_EQ(config.ioStall, milliseconds(10000));
 }
 
 TEST(DaemonConfig, MissingFileGivesTheDefaults)
@@ -187,6 +188,7 @@ unit = "2min"
 device = "45s"
 ceph-connect = "5s"
 ceph-operation = "1min"
+io-stall = "20s"
 )");
 	EXPECT_EQ(config.workers, 16U);
 	EXPECT_EQ(config.resyncInterval, std::chrono::minutes(5));
@@ -212,6 +214,7 @@ ceph-operation = "1min"
 	EXPECT_EQ(config.unitTimeout, std::chrono::minutes(2));
 	EXPECT_EQ(config.cephConnect, std::chrono::seconds(5));
 	EXPECT_EQ(config.cephOperation, std::chrono::minutes(1));
+	EXPECT_EQ(config.ioStall, std::chrono::seconds(20));
 }
 
 TEST(DaemonConfig, KeysLeftOutKeepTheirDefaults)

@@ -88,5 +88,22 @@ TEST(VolumeRecord, ARefusalAndALostMapperAreWarnedOnce)
 	EXPECT_TRUE(record.changed(degraded, degraded).empty());
 }
 
+/* A stall is warned once with its id; the answer's return says the volume is up again. */
+TEST(VolumeRecord, AStallIsWarnedOnceAndTheRecoveryToo)
+{
+	VolumeStatus stalled = statusIn(Phase::Degraded);
+	stalled.conditions = { { "IoStalled", "io-stalled /dev/rbd0: no answer from the cluster "
+					      "since 10:02:03 (requests wait on /dev/rbd0)" } };
+	daemon::VolumeRecord record(true);
+	auto lines = linesAfter(record, { statusIn(Phase::Unknown), statusIn(Phase::Up), stalled });
+	ASSERT_EQ(lines.size(), 1U);
+	EXPECT_EQ(lines[0].level, log::Level::Warning);
+	EXPECT_EQ(lines[0].messageId, log::ids::IoStalled);
+	EXPECT_TRUE(record.changed(stalled, stalled).empty());
+	lines = record.changed(stalled, statusIn(Phase::Up));
+	ASSERT_EQ(lines.size(), 1U);
+	EXPECT_EQ(lines[0].messageId, log::ids::VolumeUp);
+}
+
 } /* namespace */
 } /* namespace rbdvolume::testing */

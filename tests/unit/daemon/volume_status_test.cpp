@@ -257,6 +257,22 @@ TEST(VolumeStatus, ConflictConditionsNameTheirKind)
 	EXPECT_EQ(conditions[1].message, daemon::conflictText(mapperLost()));
 }
 
+/* Requests that get no answer: degraded, with a condition type of its own. */
+TEST(VolumeStatus, AStalledDeviceIsDegradedWithIoStalled)
+{
+	VolumeFacts facts = upFacts();
+	facts.sighting->conflicts = { Conflict{
+		ConflictKind::IoStalled, "/dev/rbd0",
+		"no answer from the cluster since 10:02:03 (requests wait on /dev/rbd0)" } };
+	const daemon::VolumeStatus status = statusOf("a", facts);
+	EXPECT_STREQ(bus::phaseName(status.phase), "degraded");
+	ASSERT_EQ(status.conditions.size(), 1U);
+	EXPECT_EQ(status.conditions[0].type, "IoStalled");
+	EXPECT_EQ(status.conditions[0].message,
+		  "io-stalled /dev/rbd0: no answer from the cluster since 10:02:03 (requests wait "
+		  "on /dev/rbd0)");
+}
+
 TEST(VolumeStatus, FailedConditionAndLastError)
 {
 	VolumeFacts facts = upFacts();

@@ -19,8 +19,8 @@ class Seen
 public:
 	Seen &mapped(const std::string &device, bool readOnly = false)
 	{
-		volume_.mapping =
-			MappedImage{ "rbd", "", "vol", "", device, Driver::Krbd, readOnly, {}, {} };
+		volume_.mapping = MappedImage{ "rbd",	     "",       "vol", "", device,
+					       Driver::Krbd, readOnly, {},    {}, {} };
 		volume_.owned.mappedDevice = device;
 		volume_.probe = ProbeResult{ ProbeKind::Signature, "ext4" };
 		return *this;
@@ -29,6 +29,12 @@ public:
 	Seen &lost()
 	{
 		volume_.mapping->fault = "rbd-fuse stopped serving its image";
+		return *this;
+	}
+	/* Its requests get no answer: the cluster is away. */
+	Seen &stalled()
+	{
+		volume_.mapping->stall = "no answer from the cluster since 10:02:03";
 		return *this;
 	}
 	Seen &mappedForeign(const std::string &device)
@@ -405,6 +411,28 @@ std::vector<Row> rows()
 			  .get(),
 		  {},
 		  { clash(K::MapperLost, "/dev/loop0") } },
+		{ "published, I/O stalled: degraded, nothing done",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0")
+			  .stalled()
+			  .staged("/dev/rbd0")
+			  .target("/srv/a", "/dev/rbd0")
+			  .get(),
+		  {},
+		  { clash(K::IoStalled, "/dev/rbd0") } },
+		{ "mapped, I/O stalled: no mount waits on it",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0").stalled().get(),
+		  {},
+		  { clash(K::IoStalled, "/dev/rbd0") } },
+		{ "down with I/O stalled: torn down as usual",
+		  vol().build(),
+		  down,
+		  Seen().mapped("/dev/rbd0").stalled().staged("/dev/rbd0").get(),
+		  { gap(G::StagingStale, Staging), gap(G::MappingStale, "/dev/rbd0") },
+		  {} },
 		{ "down with the mapper lost: torn down as usual",
 		  vol().build(),
 		  down,
@@ -481,7 +509,9 @@ TEST(Diff, ConflictKindNames)
 	EXPECT_STREQ(conflictKindName(ConflictKind::ReadOnlyMismatch), "read-only-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ModeMismatch), "mode-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::MapperLost), "mapper-lost");
+	EXPECT_STREQ(conflictKindName(ConflictKind::IoStalled), "io-stalled");
 	EXPECT_STREQ(conflictKindName(ConflictKind::UnsafePath), "unsafe-path");
+	EXPECT_STREQ(conflictKindName(ConflictKind::UnknownData), "unknown-data");
 }
 
 } /* namespace */

@@ -26,7 +26,9 @@ MountEntry entry(const std::string &target, const std::string &source, std::stri
 
 MappedImage mapping(const std::string &device, std::string image = "vol")
 {
-	return MappedImage{ "rbd", "", std::move(image), "", device, Driver::Krbd, false, {}, {} };
+	return MappedImage{
+		"rbd", "", std::move(image), "", device, Driver::Krbd, false, {}, {}, {}
+	};
 }
 
 TEST(Observer, MountDeviceOfANodeBindIsTheNode)

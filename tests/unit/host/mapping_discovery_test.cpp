@@ -12,9 +12,11 @@ namespace {
 MappedImage image(std::string pool, std::string ns, std::string name, std::string snap,
 		  std::string device, Driver driver, bool readOnly, std::string owner = {})
 {
-	return MappedImage{ std::move(pool),   std::move(ns), std::move(name), std::move(snap),
-			    std::move(device), driver,	      readOnly,	       {},
-			    std::move(owner) };
+	return MappedImage{ std::move(pool),   std::move(ns),
+			    std::move(name),   std::move(snap),
+			    std::move(device), driver,
+			    readOnly,	       {},
+			    std::move(owner),  {} };
 }
 
 TEST(MappingDiscovery, KrbdDevicesFromSysfs)

@@ -43,6 +43,7 @@ public:
 				   driver_,
 				   false,
 				   {},
+				   {},
 				   {} };
 		mapped.push_back(image);
 		log.push_back("map " + image.device);
@@ -113,6 +114,37 @@ TEST(MapperSet, ViewJoinsEveryDriversMappingsAndOrphans)
 	EXPECT_EQ(seen->mappings[0].device, "/dev/rbd0");
 	EXPECT_EQ(seen->mappings[1].device, "/dev/loop0");
 	EXPECT_EQ(seen->orphans, (std::vector<std::string>{ "cut", "half" }));
+}
+
+/* With a watch, the view says which devices' requests get no answer, and forgets the unmapped. */
+TEST(MapperSet, ViewNamesStalledDevices)
+{
+	const TempDir root;
+	const SystemRoots roots{ root.path() + "/sys", root.path() + "/proc" };
+	/* reads and writes completed, 2 requests in flight */
+	root.write("sys/block/rbd0/stat", "1 0 8 1 5 0 40 3 2 4 4 0 0 0 0 0 0\n");
+	root.write("sys/block/loop0/stat", "1 0 8 1 5 0 40 3 0 4 4 0 0 0 0 0 0\n");
+	IoStallWatch stalls(roots, std::chrono::milliseconds(0));
+	ListMapper krbd(Driver::Krbd, "/dev/rbd");
+	ListMapper nbd(Driver::Nbd, "/dev/nbd");
+	ListMapper fuse(Driver::Fuse, "/dev/loop");
+	MapperSet set(krbd, nbd, fuse, roots, &stalls);
+	ASSERT_TRUE(set.map(mapRequestOf(volume(Driver::Krbd))));
+	ASSERT_TRUE(set.map(mapRequestOf(volume(Driver::Fuse))));
+
+	auto seen = set.view();
+	ASSERT_TRUE(seen) << seen.error().message;
+	ASSERT_EQ(seen->mappings.size(), 2U);
+	EXPECT_NE(seen->mappings[0].stall.find("no answer from the cluster since"),
+		  std::string::npos)
+		<< seen->mappings[0].stall;
+	EXPECT_EQ(seen->mappings[1].stall, "") << "nothing waits on the loop device";
+
+	krbd.mapped.clear();
+	ASSERT_TRUE(set.view());
+	root.write("sys/block/rbd0/stat", "1 0 8 1 6 0 48 3 0 4 4 0 0 0 0 0 0\n");
+	EXPECT_FALSE(stalls.changed())
+		<< "rbd0, unmapped, is no longer watched: its answer is no news";
 }
 
 /* A feature the kernel's rbd lacks: auto goes on to nbd; a spec that says krbd gets the error. */
