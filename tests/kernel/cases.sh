@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
 # cases.sh: what the kernel suite's cases share; the cases themselves are in
-# krbd_cases.sh, crypt_cases.sh, nbd_cases.sh, csi_cases.sh and figures.sh,
-# which tests/kernel/run.sh sources in that order after this file, each adding
-# its case names to KG_CASES: the cases run in that order, one function
-# case_NAME each. A case runs in a subshell with errexit: fail REASON, or any
+# krbd_cases.sh, crypt_cases.sh, nbd_cases.sh, csi_cases.sh, life_cases.sh
+# and figures.sh, which tests/kernel/run.sh sources in that order after this
+# file, each adding its case names to KG_CASES: the cases run in that order,
+# one function case_NAME each. A case runs in a subshell with errexit: fail REASON, or any
 # command that fails, ends it. After each case every volume is stopped and its
 # spec removed; whatever is still mapped, mounted or running then fails the
 # case (and is cleaned up by force for the next one). Every image is the
@@ -58,15 +58,22 @@ kg_leftovers() {
 # After every case: its volumes stopped and forgotten; what stays is reported
 # (the case fails), then removed by force so the next case starts clean.
 kg_case_cleanup() {
-	local left
-	# a reload only when a case left a drop-in: under emulation it takes seconds
+	local left restarted
+	restarted=$(kg_ensure_guest) || true
+	# a reload only when a case left a drop-in, a unit of its own or a volume
+	# enabled for boot: under emulation it takes seconds
 	# shellcheck disable=SC2016 # expanded inside
 	in_guest sh -c 'systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
-		set -- /run/systemd/system/rbd-nbd@*.service.d
-		[ ! -e "$1" ] || { rm -rf "$@" && systemctl daemon-reload; }' || true
+		set --
+		for p in /run/systemd/system/rbd-nbd@*.service.d /etc/systemd/system/rbdv-* \
+			/etc/systemd/system/*.wants/rbd-volume@* /etc/systemd/system/*.wants/rbdv-*; do
+			[ ! -e "$p" ] && [ ! -L "$p" ] || set -- "$@" "$p"
+		done
+		[ $# -eq 0 ] || { rm -rf "$@" && systemctl daemon-reload; }' || true
 	sys_stop_volumes >/dev/null 2>&1 || true
 	in_guest sh -c 'rm -f /etc/rbd-volume/volumes/*.toml'
 	left=$(kg_leftovers)
+	left=${restarted:+$restarted${left:+$'\n'}}$left
 	in_guest systemctl reset-failed >/dev/null 2>&1 || true
 	[ -n "$left" ] || return 0
 	echo "$left"

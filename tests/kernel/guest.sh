@@ -16,13 +16,23 @@
 #                               streams back, its exit status is ours
 #   guest.sh netns DIR CMD...   run CMD here, in the guest's network namespace
 #                               (where its tap device and the cluster are)
+#   guest.sh wait-off DIR SECS  wait until the guest ends by itself (its own
+#                               poweroff or reboot); 1 if it still runs after SECS
+#   guest.sh kill DIR           pull its plug: qemu killed, no shutdown at all
 #   guest.sh stop DIR           power it off (or kill it), delete the namespace;
 #                               always safe to run again
 #
 # The guest's root is this machine's /, read-only over virtio-9p, under an
-# overlay whose upper layer is RAM: it has every program installed here and
-# writes nothing back. DIR itself is shared read-write at the same path.
+# overlay whose upper layer is a disk of its own (DIR/guest/root.img, ext4):
+# it has every program installed here, writes nothing back, and keeps what it
+# wrote to /etc and /var across its reboots; /run and /tmp are RAM. A start
+# after wait-off or kill boots the same root again, the namespace (and a
+# cluster in it) kept. DIR itself is shared read-write at the same path.
 # Debian's udev, which this machine need not have, is a second lower layer.
+# It boots kernel-suite.target: basic.target and remote-fs.target (where
+# enabled rbd-volume@ units are wanted), nothing of this machine's own
+# multi-user.target. Its console, every boot after the last, is in
+# DIR/guest/console.log.
 # The network: a namespace of our own holds a tap device (10.99.0.1); the
 # guest is 10.99.0.2 on it; a cluster started in the namespace bound to
 # 10.99.0.1 is the only thing it reaches. Commands: a small agent, a service
@@ -46,6 +56,9 @@ CPUS=${RBDV_KERNEL_CPUS:-2}
 BOOT_TIMEOUT=${RBDV_KERNEL_BOOT_TIMEOUT:-300}
 QEMU=/usr/bin/qemu-system-x86_64
 HOST_ADDR=10.99.0.1
+# The initramfs in the cache: a new name whenever its init or modules change
+INITRD=initrd.2.gz
+ROOT_SIZE=8G # sparse: what the guest writes to /etc, /var, /usr, /srv
 GUEST_ADDR=10.99.0.2
 
 say() { printf 'guest: %s\n' "$*" >&2; }
@@ -54,7 +67,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '8,21p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+	sed -n '8,23p' "$SELF" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -120,35 +133,38 @@ make_udev_layer() {
 # and an init that builds the root and runs stage 2 (in DIR) inside it.
 make_initramfs() { # make_initramfs KERNEL_DIR VERSION
 	local k=$1 version=$2 t m
-	[ -f "$k/initrd.gz" ] && return 0
+	[ -f "$k/$INITRD" ] && return 0
 	unpack_package busybox-static "$CACHE/busybox"
 	t=$(mktemp -d "$CACHE/initrd.XXXXXX")
 	mkdir -p "$t/bin" "$t/mods" "$t/proc" "$t/sys" "$t/dev" "$t/lower" "$t/udev" "$t/ov" "$t/newroot"
 	cp "$CACHE/busybox/bin/busybox" "$t/bin/"
-	for m in sh mount mkdir insmod switch_root cat poweroff sed; do ln -s busybox "$t/bin/$m"; done
-	for m in virtio_pci 9pnet_virtio 9p overlay; do
+	for m in sh mount mkdir insmod switch_root cat poweroff sed sleep; do ln -s busybox "$t/bin/$m"; done
+	for m in virtio_pci virtio_blk 9pnet_virtio 9p overlay ext4; do
 		modprobe -d "$k" -S "$version" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r m; do
 		cp "$m" "$t/mods/" && basename "$m" >>"$t/mods/order"
 	done
 	cat >"$t/init" <<'EOF'
 #!/bin/sh
-# The host's / (9p, read-only) and udev (9p) under a RAM overlay; then stage 2.
+# The host's / (9p, read-only) and udev (9p) under an overlay whose upper
+# layer is the root disk (its journal replayed after a power cut); then stage 2.
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
 for m in $(cat /mods/order); do insmod /mods/$m || echo "guest: insmod $m failed"; done
 stage2=$(sed -n 's/.*rbdv_stage2=\([^ ]*\).*/\1/p' /proc/cmdline)
 o=trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose
 mount -t 9p -o $o hostroot /lower || { echo "guest: the 9p root failed"; poweroff -f; }
 mount -t 9p -o $o udev /udev || { echo "guest: the udev layer failed"; poweroff -f; }
-mount -t tmpfs -o mode=0755 tmpfs /ov && mkdir -p /ov/upper /ov/work
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 1; done
+mount -t ext4 /dev/vda /ov || { echo "guest: the root disk failed"; poweroff -f; }
+mkdir -p /ov/upper /ov/work
 mount -t overlay overlay -o lowerdir=/udev:/lower,upperdir=/ov/upper,workdir=/ov/work /newroot ||
 	{ echo "guest: the overlay failed"; poweroff -f; }
 for d in proc sys dev; do mount --move /$d /newroot/$d; done
 exec switch_root /newroot /bin/sh "$stage2"
 EOF
 	chmod 755 "$t/init"
-	(cd "$t" && find . | "$CACHE/busybox/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1 >"$k/initrd.gz.new")
-	mv "$k/initrd.gz.new" "$k/initrd.gz"
+	(cd "$t" && find . | "$CACHE/busybox/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1 >"$k/$INITRD.new")
+	mv "$k/$INITRD.new" "$k/$INITRD"
 	rm -rf "$t"
 }
 
@@ -205,9 +221,19 @@ KillMode=process
 EOT
 mkdir -p /etc/systemd/system/basic.target.wants
 ln -sf ../kernel-suite-agent.service /etc/systemd/system/basic.target.wants/kernel-suite-agent.service
+# what it boots (systemd.unit= on the kernel's command line: systemd as PID 1
+# ignores its own arguments): remote-fs.target too, where enabled
+# rbd-volume@ units are wanted
+cat >/etc/systemd/system/kernel-suite.target <<EOT
+[Unit]
+Description=kernel suite: basic.target and remote filesystems
+Requires=basic.target
+After=basic.target
+Wants=remote-fs.target
+EOT
 # udevd serves devices made from now on; no coldplug (devtmpfs made every node)
 ln -sf /dev/null /etc/systemd/system/systemd-udev-trigger.service
-exec /usr/lib/systemd/systemd systemd.unit=basic.target
+exec /usr/lib/systemd/systemd
 EOF
 	chmod 755 "$G/stage2"
 	cat >"$G/agent.py" <<'EOF'
@@ -314,14 +340,21 @@ do_start() {
 	make_kernel
 	write_stage2
 	rm -f "$JOBS"/* "$G/qemu.pid" "$G/ring.in" "$G/ring.out"
+	if [ ! -f "$G/root.img" ]; then
+		truncate -s "$ROOT_SIZE" "$G/root.img.new"
+		mkfs.ext4 -q -F -L rbdv-root "$G/root.img.new" || die "cannot make the guest's root disk"
+		mv "$G/root.img.new" "$G/root.img"
+	fi
 	# the doorbell: what ring writes to ring.in reaches the agent's port
 	mkfifo "$G/ring.in" "$G/ring.out"
 	netns_up
 	# setsid: the guest is a process group of its own, killed whole by stop
 	setsid ip netns exec "$NS" "$QEMU" -machine pc,accel=tcg -cpu max -smp "$CPUS" -m "$MEM" \
-		-kernel "$KERNEL_DIR/boot/vmlinuz-$KERNEL_VERSION" -initrd "$KERNEL_DIR/initrd.gz" \
-		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 rbdv_stage2=$G/stage2" \
-		-display none -monitor none -serial "file:$G/console.log" -no-reboot -pidfile "$G/qemu.pid" \
+		-kernel "$KERNEL_DIR/boot/vmlinuz-$KERNEL_VERSION" -initrd "$KERNEL_DIR/$INITRD" \
+		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 rbdv_stage2=$G/stage2 systemd.unit=kernel-suite.target" \
+		-display none -monitor none -chardev "file,id=console,path=$G/console.log,append=on" \
+		-serial chardev:console -no-reboot -pidfile "$G/qemu.pid" \
+		-drive "file=$G/root.img,if=virtio,format=raw,cache=unsafe" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$CACHE/udev,mount_tag=udev,security_model=none,readonly=on" \
 		-virtfs "local,path=$DIR,mount_tag=dir,security_model=passthrough,multidevs=remap" \
@@ -429,8 +462,36 @@ do_stop() {
 	rm -rf "$JOBS"
 }
 
+# The guest gone by itself within SECONDS (its own poweroff or reboot: qemu
+# runs with -no-reboot); says how long it took.
+do_wait_off() { # do_wait_off SECONDS
+	local pid start=${EPOCHREALTIME/./} tenths
+	pid=$(guest_pid) || { say "no guest runs"; return 0; }
+	while [ -d "/proc/$pid" ]; do
+		((${EPOCHREALTIME/./} - start < $1 * 1000000)) || return 1
+		pause 0.2
+	done
+	tenths=$(((${EPOCHREALTIME/./} - start) / 100000))
+	say "off after $((tenths / 10)).$((tenths % 10)) s"
+}
+
+# A power cut: qemu killed, nothing of the guest's shutdown runs. What its
+# root disk had been given is kept (qemu wrote it to the image file).
+do_kill() {
+	local pid i
+	pid=$(guest_pid) || return 0
+	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid"
+	for ((i = 0; i < 100; i++)); do [ -d "/proc/$pid" ] || return 0; sleep 0.1; done
+	die "qemu ($pid) did not die"
+}
+
 case $cmd in
 start) do_start ;;
+wait-off)
+	[ $# -eq 1 ] || usage
+	do_wait_off "$1"
+	;;
+kill) do_kill ;;
 exec) do_exec "$@" ;;
 netns)
 	[ $# -ge 1 ] || usage

@@ -9,6 +9,7 @@
 #   kg_missing BUILD_DIR   what this machine lacks to run it (empty: nothing)
 #   kg_up BUILD_DIR        network namespace, cluster there, guest, install
 #   kg_down                tear it all down; safe at any point, more than once
+#   kg_boot, kg_wait_off SECONDS, kg_power_cut   the guest's life (below)
 #   in_guest CMD...        CMD in the guest (guest.sh exec: a clean environment)
 #   on_cluster CMD...      CMD here, in the guest's network namespace, as admin
 #   kspec NAME DRIVER FS [KEY=VALUE...]   a spec for NAME (see below)
@@ -94,6 +95,8 @@ kg_install() {
 	sed -e 's|^run dir = .*|run dir = /run/ceph|' -e 's|^log file = .*/|log file = /var/log/ceph/|' \
 		"$CEPH_CONF" | put_file /etc/ceph/ceph.conf
 	in_guest mkdir -p /run/ceph /var/log/ceph
+	# a journal on the root disk: the life cases read the boot before
+	in_guest sh -c 'mkdir -p /var/log/journal && journalctl --flush'
 	# A full pass every 15 s, not every minute: what only the resync finds (a
 	# mapper stopped for good: nbd_dead_mapper) is found sooner; what an event
 	# triggers is not changed.
@@ -136,6 +139,36 @@ kg_up() { # kg_up BUILD_DIR
 	sys_log "a guest command takes $(kg_round_trip_ms) ms there and back (the median of five 'true')"
 	kg_install
 	sys_log "cluster, guest and install ready in $((SECONDS - started)) s"
+}
+
+# --- the guest's life -----------------------------------------------------------------
+
+# kg_wait_off SECONDS: the guest ended by itself (its poweroff) within
+# SECONDS; prints "off after N s". Else fails, the guest left running.
+kg_wait_off() { "$KG_GUEST" wait-off "$SYS_WORK/vm" "$1" 2>&1; }
+
+kg_power_cut() { "$KG_GUEST" kill "$SYS_WORK/vm"; } # no shutdown at all
+
+# kg_boot: the guest started again on its root disk (the cluster kept),
+# once it runs commands; prints how long that took.
+kg_boot() {
+	"$KG_GUEST" start "$SYS_WORK/vm" 2>>"$SYS_WORK/guest.log" || return 1
+	tail -n 1 "$SYS_WORK/guest.log"
+}
+
+# The console of every boot, one file: what a boot printed is what follows
+# the size taken before it.
+kg_console_size() { stat -c %s "$SYS_WORK/vm/guest/console.log"; }
+kg_console_since() { tail -c +$(($1 + 1)) "$SYS_WORK/vm/guest/console.log"; } # kg_console_since SIZE
+
+# After every case: a guest that answers. One a case left off or hung is
+# started again, and that is reported.
+kg_ensure_guest() {
+	timeout 60 "$KG_GUEST" exec "$SYS_WORK/vm" true >/dev/null 2>&1 && return 0
+	echo "the guest did not answer: started again"
+	"$KG_GUEST" kill "$SYS_WORK/vm" 2>/dev/null || true
+	"$KG_GUEST" start "$SYS_WORK/vm" 2>>"$SYS_WORK/guest.log" >&2 || echo "the guest did not start again"
+	return 1
 }
 
 # What in_guest costs beyond the command itself: every case pays it many times.
