@@ -99,6 +99,8 @@ public:
 
 private:
 	Result<void> setUpEvents();
+	Result<void> addTicker(SourcePtr &into, uint64_t usec, sd_event_time_handler_t handler,
+			       const char *what);
 	Result<void> setUpBus();
 	/* systemctl status shows the summary; sent only when it changed. */
 	void notifyStatus();
@@ -302,23 +304,25 @@ Result<void> Daemon::setUpEvents()
 	resyncUsec_ = usecOf(config_.resyncInterval);
 	if (watchdog_)
 		resyncUsec_ = std::min(resyncUsec_, watchdogUsec / 2);
-	uint64_t now = 0;
-	(void)sd_event_now(event, CLOCK_MONOTONIC, &now);
-	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + resyncUsec_,
-					     resyncUsec_ / 10, onResync, this),
-			   "cannot create the resync timer");
-	    !r)
+	if (auto r = addTicker(resync_, resyncUsec_, onResync, "the resync timer"); !r)
 		return r;
-	resync_.reset(source);
-	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
-
 	ioCheckUsec_ = usecOf(config_.ioStall) / 2;
-	if (auto r = check(sd_event_add_time(event, &source, CLOCK_MONOTONIC, now + ioCheckUsec_,
-					     ioCheckUsec_ / 10, onIoCheck, this),
-			   "cannot create the I/O check timer");
+	return addTicker(ioCheck_, ioCheckUsec_, onIoCheck, "the I/O check timer");
+}
+
+/* A timer every `usec` (its callback sets the next time), 10 % slack. */
+Result<void> Daemon::addTicker(SourcePtr &into, uint64_t usec, sd_event_time_handler_t handler,
+			       const char *what)
+{
+	uint64_t now = 0;
+	(void)sd_event_now(event_.get(), CLOCK_MONOTONIC, &now);
+	sd_event_source *source = nullptr;
+	if (auto r = check(sd_event_add_time(event_.get(), &source, CLOCK_MONOTONIC, now + usec,
+					     usec / 10, handler, this),
+			   std::string("cannot create ") + what);
 	    !r)
 		return r;
-	ioCheck_.reset(source);
+	into.reset(source);
 	(void)sd_event_source_set_enabled(source, SD_EVENT_ON);
 	return {};
 }
