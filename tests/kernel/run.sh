@@ -34,6 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/nbd_cases.sh"
 # shellcheck source=tests/kernel/csi_cases.sh
 . "$here/csi_cases.sh" "${1:-}"
+# shellcheck source=tests/kernel/life_cases.sh
+. "$here/life_cases.sh"
 # shellcheck source=tests/kernel/figures.sh
 . "$here/figures.sh"
 CSI_DRIVER_ARGS="" # the volume context's mounter decides

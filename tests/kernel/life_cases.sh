@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+# life_cases.sh: the kernel suite's cases of a host's life (see cases.sh):
+# volumes enabled for boot, a poweroff with writers running, a power cut. The
+# guest's root disk keeps /etc and /var across its reboots; /run does not.
+
+KG_CASES+=(life_poweroff_boot life_power_cut life_network_cut)
+
+# life_volumes P: three volumes enabled for boot and started: Pk (krbd,
+# ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
+# keeps its data on Pk's publish path, ordered as the docs say.
+life_volumes() {
+	K=$1k N=$1n C=$1c
+	LIFE_VOLUMES=("$K" "$N" "$C")
+	LIFE_UNITS=("rbd-volume@$K.service" "rbd-volume@$N.service" "rbd-volume@$C.service")
+	put_key "$C"
+	kspec "$K" krbd ext4
+	kspec "$N" nbd xfs size=320M # mkfs.xfs needs more than 300 MB
+	kspec "$C" krbd ext4 "crypt=/etc/rbd-volume/keys/$C.key"
+	put_file /etc/systemd/system/rbdv-consumer.service <<EOF
+[Unit]
+Description=an application that keeps its data on volume $K
+After=remote-fs.target
+RequiresMountsFor=/srv/$K
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'findmnt -n -o FSTYPE --mountpoint /srv/$K >/run/rbdv-consumer.saw || echo none >/run/rbdv-consumer.saw'
+[Install]
+WantedBy=kernel-suite.target
+EOF
+	in_guest systemctl daemon-reload
+	in_guest systemctl enable --quiet "${LIFE_UNITS[@]}" rbdv-consumer.service
+	start_units "${LIFE_UNITS[@]}"
+	wait_up 60 "${LIFE_VOLUMES[@]}"
+}
+
+# start_acked_writer NAME: an application's writes, ordered after the volume
+# (After=remote-fs.target, so it stops before the volume does): 4 KiB records
+# "seq N" at offset N * 4096 of /srv/NAME/acked, each with O_SYNC; every N
+# whose write returned goes at once to DIR/acked-NAME on this machine (9p,
+# no cache), where neither a poweroff nor a power cut can take it back.
+start_acked_writer() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_guest systemd-run --quiet --unit="rbdv-acked-$1" -p After=remote-fs.target \
+		-p After="rbd-volume@$1.service" /bin/bash -c '
+		i=0
+		while :; do
+			i=$((i + 1))
+			printf "seq %-4091d\n" "$i" | dd of="/srv/$1/acked" bs=4096 seek="$i" \
+				conv=notrunc oflag=sync iflag=fullblock status=none || exit 1
+			echo "$i" >>"$2"
+		done' writer "$1" "$SYS_WORK/vm/acked-$1"
+	wait_for 30 test -s "$SYS_WORK/vm/acked-$1" || fail "the writer of $1 did not start writing"
+}
+
+acked_of() { tail -n 1 "$SYS_WORK/vm/acked-$1"; } # acked_of NAME: the last N acknowledged
+
+# acked_present NAME: every record acknowledged is in /srv/NAME/acked
+acked_present() {
+	local n missing
+	n=$(acked_of "$1")
+	missing=$(in_guest python3 -c '
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "rb") as f:
+    missing = [k for k in range(1, n + 1)
+               if not (f.seek(k * 4096) and f.read(4096).startswith(b"seq %d " % k))]
+more = " and %d more" % (len(missing) - 5) if len(missing) > 5 else ""
+print(" ".join(map(str, missing[:5])) + more)' "/srv/$1/acked" "$n") || fail "cannot read /srv/$1/acked"
+	[ -z "$missing" ] || fail "$1 lost acknowledged writes: records $missing of 1..$n"
+	sys_log "$1: all $n acknowledged writes are there"
+}
+
+# fs_clean_in_image NAME FS: the image's filesystem, read here by the
+# cluster's admin, was unmounted cleanly: nothing for a journal to replay.
+fs_clean_in_image() {
+	local file=$SYS_WORK/$1.img out
+	on_cluster rbd export --no-progress "$CEPH_POOL/$1" "$file" >/dev/null 2>&1 || fail "cannot export $1"
+	case $2 in
+	ext4)
+		out=$(dumpe2fs -h "$file" 2>/dev/null)
+		grep -q '^Filesystem state: *clean$' <<<"$out" ||
+			fail "$1's ext4 is not clean: $(grep '^Filesystem state' <<<"$out")"
+		! grep -q '^Filesystem features:.*needs_recovery' <<<"$out" || fail "$1's ext4 needs a journal replay"
+		out=$(e2fsck -fn "$file" 2>&1) || fail "e2fsck -fn $1: $out"
+		;;
+	xfs)
+		out=$(xfs_repair -n -f "$file" 2>&1) || fail "xfs_repair -n $1: $(tail -n 3 <<<"$out")"
+		! grep -q 'metadata changes in a log' <<<"$out" || fail "$1's xfs log needs a replay"
+		;;
+	esac
+	rm -f "$file"
+}
+
+# The boot after a poweroff or a power cut: every enabled volume comes up
+# by itself, before remote-fs.target, and the consumer found Pk mounted.
+life_after_boot() {
+	local unit volume_at target_at booted v up_at=""
+	booted=$(kg_boot) || fail "the guest did not boot again"
+	sys_log "booted again: $booted"
+	wait_for 300 in_guest systemctl is-active --quiet rbdv-consumer.service ||
+		fail "rbdv-consumer did not start at boot: $(in_guest systemctl is-active "${LIFE_UNITS[@]}" rbdv-consumer.service | tr '\n' ' ')"
+	for v in "${LIFE_VOLUMES[@]}"; do expect_phase "$v" up; done
+	[ "$(in_guest cat /run/rbdv-consumer.saw)" = ext4 ] ||
+		fail "rbdv-consumer started on /srv/$K as '$(in_guest cat /run/rbdv-consumer.saw)', not on the volume"
+	target_at=$(in_guest systemctl show -P ActiveEnterTimestampMonotonic remote-fs.target)
+	for unit in "${LIFE_UNITS[@]}"; do
+		volume_at=$(in_guest systemctl show -P ActiveEnterTimestampMonotonic "$unit")
+		((volume_at > 0 && volume_at <= target_at)) || fail "$unit was not up before remote-fs.target"
+		up_at+="${unit#rbd-volume@} $((volume_at / 100000 / 10)).$((volume_at / 100000 % 10)) s; "
+	done
+	sys_log "up after the kernel started: $up_at"
+}
+
+# No mapping twice: one krbd device for Pk and Pc each, one nbd device.
+life_one_mapping_each() {
+	[ "$(krbd_mappings | grep -c -e " $CEPH_POOL/$K$" -e " $CEPH_POOL/$C$")" = 2 ] ||
+		fail "krbd mappings: $(krbd_mappings)"
+	[ "$(nbd_mappings | wc -l)" = 1 ] || fail "nbd devices: $(nbd_mappings)"
+}
+
+# fsck's verdict at this boot's check step of NAME (RBDV_DETAIL)
+check_verdict() {
+	in_guest journalctl -b -q -o export RBDV_VOLUME="$1" RBDV_STEP=check |
+		sed -n 's/^RBDV_DETAIL=//p' | tail -n 1
+}
+
+# stopped_before_volume NAME: at the last poweroff, NAME's writer had ended
+# before systemd unmounted /srv/NAME and before rbd-volume@NAME began to stop
+# (systemd logs no "Stopping" for a transient unit: its end is the line).
+stopped_before_volume() {
+	local lines
+	lines=$(in_guest journalctl -b -1 -q -o cat "UNIT=rbdv-acked-$1.service" \
+		"UNIT=rbd-volume@$1.service" "UNIT=srv-$1.mount" |
+		grep -E "^rbdv-acked-$1.service: (Deactivated|Failed)|^Stopping rbd-volume@$1|^Unmounting srv-$1" |
+		sed -E 's/ -.*|: .*//' | tr '\n' ';')
+	[[ $lines == "rbdv-acked-$1.service;"* ]] ||
+		fail "at poweroff, in this order: $lines (the writer of $1 must end first)"
+}
+
+life_down() {
+	in_guest systemctl disable --quiet "${LIFE_UNITS[@]}" rbdv-consumer.service
+	stop_units rbdv-consumer.service "${LIFE_UNITS[@]}"
+}
+
+# systemctl poweroff with a synchronous writer on each volume: off within
+# 60 s, no task blocked, the writers stopped before their volumes, each
+# filesystem clean, and the next boot brings the volumes back with every
+# acknowledged write.
+case_life_poweroff_boot() {
+	local v console took
+	life_volumes p
+	for v in "${LIFE_VOLUMES[@]}"; do start_acked_writer "$v"; done
+	sleep 3
+	console=$(kg_console_size)
+	in_guest systemctl poweroff --no-block
+	took=$(kg_wait_off 60) || { kg_power_cut; fail "the guest was not off 60 s after systemctl poweroff"; }
+	sys_log "systemctl poweroff with three writers: $took" \
+		"(acknowledged: $(acked_of "$K"), $(acked_of "$N"), $(acked_of "$C"))"
+	! kg_console_since "$console" | grep -E 'blocked for more than|hung_task' ||
+		fail "a task blocked while powering off"
+	fs_clean_in_image "$K" ext4
+	fs_clean_in_image "$N" xfs
+
+	life_after_boot
+	for v in "${LIFE_VOLUMES[@]}"; do acked_present "$v"; done
+	life_one_mapping_each
+	[ "$(check_verdict "$C")" = clean ] || fail "$C's fsck at boot said '$(check_verdict "$C")', not clean"
+	! in_guest dmesg | grep -E '(EXT4-fs|XFS) \((rbd|nbd|dm-).*(recovery complete|Starting recovery)' ||
+		fail "a volume's filesystem was recovered at boot after a clean poweroff"
+	for v in "${LIFE_VOLUMES[@]}"; do stopped_before_volume "$v"; done
+	life_down
+}
+
+# A power cut with a synchronous writer on each volume: the next boot brings
+# every volume up by itself, each mapped once, with every acknowledged write.
+case_life_power_cut() {
+	local v
+	life_volumes c
+	for v in "${LIFE_VOLUMES[@]}"; do start_acked_writer "$v"; done
+	sleep 3
+	kg_power_cut
+	sys_log "power cut with three writers" \
+		"(acknowledged: $(acked_of "$K"), $(acked_of "$N"), $(acked_of "$C"))"
+
+	life_after_boot
+	for v in "${LIFE_VOLUMES[@]}"; do acked_present "$v"; done
+	life_one_mapping_each
+	sys_log "fsck at boot: $K $(check_verdict "$K"); $C $(check_verdict "$C");" \
+		"kernel: $(in_guest dmesg | grep -E '(EXT4-fs|XFS) \((rbd|nbd|dm-)' | sed 's/^\[[^]]*\] //' | tr '\n' ';')"
+	life_down
+}
+
+publish_mount_ids() { in_guest findmnt -rn -o ID,TARGET | grep -E ' /srv/w[kn]$' | sort | tr '\n' ' '; }
+
+# What the block layer counts for a device (stat, and reads and writes in flight).
+block_counters() {
+	# shellcheck disable=SC2016 # expanded in the guest
+	in_guest sh -c 'echo "$1: $(tr -s " " <"/sys/block/$1/stat") in flight: $(tr -s " " <"/sys/block/$1/inflight")"' \
+		block_counters "$1"
+}
+
+# The guest's link to the cluster down for 30 s under a synchronous writer on
+# a krbd and an nbd volume: status answers throughout (every call within 2 s
+# under emulation, the median within 1 s); the krbd volume shows degraded
+# (IoStalled, "no answer from the cluster since ...") while its I/O waits,
+# and up again after; the writers saw no error, and nothing was remounted.
+# The nbd volume's stall hides in a flush that rbd-nbd's librbd cache holds,
+# which the block layer does not count in flight: what it showed is logged.
+case_life_network_cut() {
+	local v started ms mounts times=() counted=0 median lines
+	local -A stalled_at=()
+	in_guest modprobe rbd
+	kspec wk krbd ext4
+	kspec wn nbd ext4
+	start_units rbd-volume@wk.service rbd-volume@wn.service
+	wait_up 60 wk wn
+	mounts=$(publish_mount_ids)
+	start_writer wk
+	start_writer wn
+	in_guest ip link set eth0 down
+	started=$SECONDS
+	while ((SECONDS - started < 30)); do
+		times+=("$(ctl_ms status)")
+		for v in wk wn; do
+			[ -z "${stalled_at[$v]:-}" ] || continue
+			! vol_condition "$v" IoStalled "no answer from the cluster since" ||
+				stalled_at[$v]=$((SECONDS - started))
+		done
+		if ((counted == 0 && SECONDS - started >= 15)); then
+			counted=1
+			sys_log "after 15 s: $(block_counters rbd0); $(block_counters nbd0)"
+		fi
+		sleep 1
+	done
+	in_guest ip link set eth0 up
+	sys_log "link down 30 s: status took $(printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' ')ms;" \
+		"degraded after ${stalled_at[wk]:-never} s (wk, krbd), ${stalled_at[wn]:-never} s (wn, nbd)"
+	started=$SECONDS
+	wait_up 120 wk wn
+	sys_log "up again $((SECONDS - started)) s after the link came back"
+	stop_writer wk
+	stop_writer wn
+	[ -n "${stalled_at[wk]:-}" ] || fail "wk (krbd) was not shown stalled while the link was down"
+	median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((${#times[@]} + 1) / 2))p")
+	for ms in "${times[@]}"; do
+		((ms < 2000)) || fail "rbd-volumectl status took $ms ms while the link was down"
+	done
+	((median < 1000)) || fail "rbd-volumectl status took $median ms (the median) while the link was down"
+	[ "$(publish_mount_ids)" = "$mounts" ] ||
+		fail "remounted behind the application's back: $mounts -> $(publish_mount_ids)"
+	# the record: up, then stalled (IoStalled's id), then up again (VolumeUp's)
+	lines=$(in_guest journalctl -q -o cat MESSAGE_ID=4e00908bc33c4ffdb1990302e2924d6a \
+		MESSAGE_ID=7eb0d271a6b040a898fa189d82c9ab8e RBDV_VOLUME=wk | sed -E 's/.*(is up|no answer).*/\1/' |
+		tr '\n' ';')
+	[ "$lines" = "is up;no answer;is up;" ] || fail "the journal's lines of wk: $lines"
+	stop_units rbd-volume@wk.service rbd-volume@wn.service
+}
