@@ -65,7 +65,7 @@ class Differ
 {
 public:
 	Differ(const DesiredVolume &desired, const ObservedVolume &observed)
-		: spec_(desired.spec), observed_(observed),
+		: spec_(desired.spec), observed_(observed), hostStopping_(desired.hostStopping),
 		  device_(observed.mapping ? observed.mapping->device : std::string()),
 		  fsDevice_(!spec_.encryption ? device_
 			    : observed.crypt  ? observed.crypt->device
@@ -77,6 +77,7 @@ public:
 	VolumeDiff up();
 
 private:
+	VolumeDiff abandon();
 	void staleTargets();
 	bool targetsUsable();
 	bool stagingUsable();
@@ -106,6 +107,7 @@ private:
 
 	const VolumeSpec &spec_;
 	const ObservedVolume &observed_;
+	const bool hostStopping_;
 	const std::string device_; /* the image's current mapping, "" when unmapped */
 	/* What the filesystem (or the block volume's binds) sits on: the image's
 	 * mapping, or when encrypted our LUKS mapping of it; "" when not there yet. */
@@ -118,6 +120,8 @@ private:
 
 VolumeDiff Differ::down()
 {
+	if (hostStopping_ && observed_.mappingIsOurs() && !observed_.mapping->stall.empty())
+		return abandon();
 	for (const ObservedMount &mount : observed_.targets) {
 		if (mount.ours)
 			gap(GapKind::TargetStale, mount.path);
@@ -148,6 +152,30 @@ VolumeDiff Differ::down()
 		gap(GapKind::MappingStale, device_);
 	if (observed_.orphanMapper)
 		gap(GapKind::OrphanMapper);
+	return result_;
+}
+
+/*
+ * The host shuts down and the device gets no answer. An unmount would wait
+ * for the cluster to take the last writes, and every unmap with it, which
+ * held poweroffs for ever (rbdmap's hang): the mounts leave the tree at
+ * once, the filesystem living on until its last user lets go, and the
+ * device stays for the poweroff. What the cluster had not acknowledged is
+ * lost either way; the conflict says so.
+ */
+VolumeDiff Differ::abandon()
+{
+	for (const ObservedMount &mount : observed_.targets) {
+		if (mount.ours)
+			gap(GapKind::TargetStale, mount.path);
+	}
+	if (observed_.staging && observed_.staging->ours)
+		gap(GapKind::StagingStale, spec_.staging.path);
+	result_.detach = true;
+	conflict(ConflictKind::Abandoned, device_,
+		 "the host shuts down with " + observed_.mapping->stall +
+			 ": its mounts are detached and " + device_ +
+			 " left mapped; writes the cluster has not acknowledged are lost");
 	return result_;
 }
 
@@ -540,11 +568,11 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 13> ConflictNames = {
+constexpr std::array<const char *, 14> ConflictNames = {
 	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
 	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
 	"mode-mismatch", "mapper-lost",	    "io-stalled",	 "unsafe-path",
-	"unknown-data",
+	"unknown-data",	 "abandoned",
 };
 
 } /* namespace */

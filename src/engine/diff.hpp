@@ -54,6 +54,8 @@ enum class ConflictKind : uint8_t {
 	IoStalled,	  /* the device's requests get no answer: the cluster is away */
 	UnsafePath,	  /* the staging path or a target has a symbolic link in it */
 	UnknownData,	  /* no signature, but not blank: data nobody can name */
+	Abandoned,	  /* going down at shutdown, the device gets no answer: its mounts are
+			     detached and it is left mapped for the poweroff */
 };
 
 const char *conflictKindName(ConflictKind kind);
@@ -69,6 +71,7 @@ struct Conflict {
 struct VolumeDiff {
 	std::vector<Gap> gaps; /* teardown gaps first, then setup gaps in dependency order */
 	std::vector<Conflict> conflicts;
+	bool detach = false; /* the stale mounts leave the tree at once (Abandoned) */
 
 	bool converged() const { return gaps.empty() && conflicts.empty(); }
 };

@@ -122,8 +122,8 @@ void Run::forgetTarget(const std::string &path)
 Result<Change> Run::operator()(const UnmountStep &s)
 {
 	stepDevice_ = device_;
-	detail_ = s.path;
-	auto change = host_.mounter.unmount(s.path);
+	detail_ = s.detach ? s.path + ", detached" : s.path;
+	auto change = s.detach ? host_.mounter.detach(s.path) : host_.mounter.unmount(s.path);
 	if (!change)
 		return change;
 	if (s.staging)

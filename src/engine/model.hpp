@@ -34,6 +34,8 @@ inline std::optional<Intent> intentFromName(std::string_view name)
 struct DesiredVolume {
 	const VolumeSpec &spec;
 	Intent intent = Intent::Down;
+	/* The host shuts down: a device that gets no answer is abandoned, not waited for. */
+	bool hostStopping = false;
 };
 
 /* One line of the mount table, as a MountTable port reports it. */

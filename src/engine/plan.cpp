@@ -55,10 +55,10 @@ Plan makePlan(const DesiredVolume &desired, const ObservedVolume &observed, cons
 	for (const Gap &gap : diff.gaps) {
 		switch (gap.kind) {
 		case GapKind::TargetStale:
-			plan.steps.emplace_back(UnmountStep{ gap.subject, false });
+			plan.steps.emplace_back(UnmountStep{ gap.subject, false, diff.detach });
 			break;
 		case GapKind::StagingStale:
-			plan.steps.emplace_back(UnmountStep{ gap.subject, true });
+			plan.steps.emplace_back(UnmountStep{ gap.subject, true, diff.detach });
 			break;
 		case GapKind::CryptStale:
 			plan.steps.emplace_back(LuksCloseStep{ gap.subject });

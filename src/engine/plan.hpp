@@ -41,6 +41,7 @@ private:
 struct UnmountStep {
 	std::string path;
 	bool staging = false;
+	bool detach = false; /* out of the tree at once, never waiting for the device (Abandoned) */
 	bool operator==(const UnmountStep &) const = default;
 };
 struct UnmapStep {

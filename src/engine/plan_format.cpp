@@ -49,7 +49,8 @@ public:
 
 	std::string operator()(const UnmountStep &s) const
 	{
-		return std::string(s.staging ? "unmount-staging " : "unmount ") + s.path;
+		return std::string(s.staging ? "unmount-staging " : "unmount ") + s.path +
+		       (s.detach ? " (detach: the device gets no answer)" : "");
 	}
 	std::string operator()(const UnmapStep &s) const
 	{

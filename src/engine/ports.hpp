@@ -108,6 +108,12 @@ public:
 	/* Errc::Busy when a process holds the mount; Unchanged when nothing is mounted. */
 	virtual Result<Change> unmount(const std::string &target) = 0;
 	/*
+	 * Takes the mount out of the tree at once (MNT_DETACH), whatever holds
+	 * it; its filesystem lives on until its last user lets go. Only for a
+	 * device that gets no answer while the host shuts down.
+	 */
+	virtual Result<Change> detach(const std::string &target) = 0;
+	/*
 	 * Why nothing may be mounted on `path`: a symbolic link in it (named with
 	 * where it points), or something there already that is not a `kind` (a
 	 * regular file where a directory is wanted). Reads only (a few

@@ -158,11 +158,11 @@ Result<Change> markMount(const UtabEntry &entry)
  * on a thread of its own that ends with it (boundedCall): the working
  * directory it leaves behind is nobody else's.
  */
-int unmountIn(int directory, const std::string &name)
+int unmountIn(int directory, const std::string &name, int flags)
 {
 	if (unshare(CLONE_FS) < 0)
 		return errno;
-	if (fchdir(directory) < 0 || umount2(name.c_str(), UMOUNT_NOFOLLOW) < 0)
+	if (fchdir(directory) < 0 || umount2(name.c_str(), UMOUNT_NOFOLLOW | flags) < 0)
 		return errno;
 	return 0;
 }
@@ -288,6 +288,16 @@ std::optional<std::string> LibmountMounter::pathProblem(const std::string &path,
 
 Result<Change> LibmountMounter::unmount(const std::string &target)
 {
+	return unmountWith(target, 0);
+}
+
+Result<Change> LibmountMounter::detach(const std::string &target)
+{
+	return unmountWith(target, MNT_DETACH);
+}
+
+Result<Change> LibmountMounter::unmountWith(const std::string &target, int flags)
+{
 	auto parent = openNoSymlinks(paths::parentOf(target));
 	if (!parent && parent.error().code == Errc::NotFound)
 		return Change::Unchanged;
@@ -311,11 +321,19 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 		return Change::Unchanged;
 	}
 
-	/* An unmount writes back through the device: bounded. */
+	/* An unmount writes back through the device: bounded. So is a detach: the
+	 * last reference to a filesystem, dropped on the way out of umount2(),
+	 * writes it back too, though the mount has left the tree by then. */
 	auto directory = std::make_shared<UniqueFd>(std::move(*parent));
-	auto unmounted = boundedCall<int>(
-		"unmount:" + target, deviceTimeout_, "unmounting '" + target + "'",
-		[directory, name]() -> Result<int> { return unmountIn(directory->get(), name); });
+	auto unmounted =
+		boundedCall<int>("unmount:" + target, deviceTimeout_, "unmounting '" + target + "'",
+				 [directory, name, flags]() -> Result<int> {
+					 return unmountIn(directory->get(), name, flags);
+				 });
+	if (!unmounted && (flags & MNT_DETACH) != 0 && !isMountPoint(target)) {
+		(void)forgetUtabEntry(target);
+		return Change::Changed;
+	}
 	if (!unmounted)
 		return tl::make_unexpected(unmounted.error());
 	const int err = *unmounted;

@@ -30,11 +30,14 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	Result<Change> detach(const std::string &target) override;
 	std::optional<std::string> pathProblem(const std::string &path,
 					       MountPointKind kind) override;
 	bool mountPointLeft(const std::string &path) override;
 
 private:
+	Result<Change> unmountWith(const std::string &target, int flags);
+
 	std::chrono::milliseconds deviceTimeout_;
 };
 

@@ -399,6 +399,18 @@ Result<Change> FakeWorld::unmount(const std::string &target)
 	return Change::Changed;
 }
 
+Result<Change> FakeWorld::detach(const std::string &target)
+{
+	FakeMount *top = topMount(target);
+	if (!top)
+		return Change::Unchanged;
+	if (top->foreign)
+		violations_.push_back("detached a foreign mount on " + target);
+	unmountByHand(target);
+	log_.push_back("detach " + target);
+	return Change::Changed;
+}
+
 ProbeResult FakeWorld::probe(const std::string &device)
 {
 	const FakeImage *image = imageOf(device);

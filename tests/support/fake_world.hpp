@@ -147,6 +147,8 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	/* Like unmount, never busy: the mount leaves the tree whatever holds it. */
+	Result<Change> detach(const std::string &target) override;
 	std::optional<std::string> pathProblem(const std::string &path,
 					       MountPointKind kind) override;
 	/* The fake's unmount leaves no directory behind. */

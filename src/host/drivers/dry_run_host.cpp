@@ -59,6 +59,11 @@ Result<Change> DryRunHost::unmount(const std::string &target)
 	return refused("unmount " + target);
 }
 
+Result<Change> DryRunHost::detach(const std::string &target)
+{
+	return refused("detach " + target);
+}
+
 bool DryRunHost::mountPointLeft(const std::string &path)
 {
 	return LibmountMounter().mountPointLeft(path);

@@ -55,6 +55,7 @@ private:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	Result<Change> detach(const std::string &target) override;
 	std::optional<std::string> pathProblem(const std::string &path,
 					       MountPointKind kind) override;
 	bool mountPointLeft(const std::string &path) override;

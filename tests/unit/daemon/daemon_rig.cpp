@@ -159,6 +159,12 @@ Result<Change> SafeWorld::unmount(const std::string &target)
 	return FakeWorld::unmount(target);
 }
 
+Result<Change> SafeWorld::detach(const std::string &target)
+{
+	const Call call(*this, FakeOp::Unmount, "");
+	return FakeWorld::detach(target);
+}
+
 ProbeResult SafeWorld::probe(const std::string &device)
 {
 	const Call call(*this, std::nullopt, "");

@@ -76,6 +76,7 @@ public:
 	Result<Change> mount(const MountRequest &request) override;
 	Result<Change> bind(const MountRequest &request) override;
 	Result<Change> unmount(const std::string &target) override;
+	Result<Change> detach(const std::string &target) override;
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	Result<std::vector<MappedImage>> list() override;

@@ -512,6 +512,52 @@ TEST(Diff, ConflictKindNames)
 	EXPECT_STREQ(conflictKindName(ConflictKind::IoStalled), "io-stalled");
 	EXPECT_STREQ(conflictKindName(ConflictKind::UnsafePath), "unsafe-path");
 	EXPECT_STREQ(conflictKindName(ConflictKind::UnknownData), "unknown-data");
+	EXPECT_STREQ(conflictKindName(ConflictKind::Abandoned), "abandoned");
+}
+
+/* At shutdown a stalled device is abandoned: the mounts are detached, the device is left. */
+TEST(Diff, ShutdownAbandonsAStalledDevice)
+{
+	using G = GapKind;
+	const VolumeSpec spec = vol().build();
+	const ObservedVolume seen = Seen().mapped("/dev/rbd0")
+					    .stalled()
+					    .staged("/dev/rbd0")
+					    .target("/srv/a", "/dev/rbd0")
+					    .get();
+	const VolumeDiff result = diff(DesiredVolume{ spec, Intent::Down, true }, seen);
+	EXPECT_EQ(result.gaps, (std::vector<Gap>{ gap(G::TargetStale, "/srv/a"),
+						  gap(G::StagingStale, Staging) }));
+	EXPECT_TRUE(result.detach);
+	ASSERT_EQ(result.conflicts.size(), 1U);
+	EXPECT_EQ(result.conflicts[0].kind, ConflictKind::Abandoned);
+	EXPECT_EQ(result.conflicts[0].detail,
+		  "the host shuts down with no answer from the cluster since 10:02:03: its mounts "
+		  "are detached and /dev/rbd0 left mapped; writes the cluster has not "
+		  "acknowledged are lost");
+
+	/* Detached, the same device is still left alone. */
+	const VolumeDiff after = diff(DesiredVolume{ spec, Intent::Down, true },
+				      Seen().mapped("/dev/rbd0").stalled().get());
+	EXPECT_TRUE(after.gaps.empty());
+	EXPECT_EQ(after.conflicts.size(), 1U);
+}
+
+/* A device that answers goes down as usual at shutdown; so does a stalled one otherwise. */
+TEST(Diff, ShutdownTearsDownWhatAnswers)
+{
+	using G = GapKind;
+	const VolumeSpec spec = vol().build();
+	const VolumeDiff flowing = diff(DesiredVolume{ spec, Intent::Down, true },
+					Seen().mapped("/dev/rbd0").staged("/dev/rbd0").get());
+	EXPECT_EQ(flowing.gaps, (std::vector<Gap>{ gap(G::StagingStale, Staging),
+						   gap(G::MappingStale, "/dev/rbd0") }));
+	EXPECT_FALSE(flowing.detach);
+	const VolumeDiff running =
+		diff(DesiredVolume{ spec, Intent::Down, false },
+		     Seen().mapped("/dev/rbd0").stalled().staged("/dev/rbd0").get());
+	EXPECT_FALSE(running.detach);
+	EXPECT_TRUE(running.conflicts.empty());
 }
 
 } /* namespace */

@@ -54,6 +54,26 @@ TEST(Executor, FormatReprobesAndRefusesASignatureThatAppearedAfterPlanning)
 	EXPECT_TRUE(rig.world.violations().empty());
 }
 
+/* A detach (an abandoned volume at shutdown) takes a mount out even while it is busy. */
+TEST(Executor, DetachTakesABusyMountOut)
+{
+	Rig rig(dataSpec());
+	rig.world.addImage(rig.spec.image);
+	ASSERT_GT(rig.converge(), 0U);
+	rig.world.setBusy("/srv/data", true);
+	Plan plan;
+	plan.volume = "data";
+	plan.steps = { UnmountStep{ "/srv/data", false, true } };
+	Ownership owned = rig.world.record("data");
+	Host host = rig.world.host();
+	const ExecutionReport report = Executor(host).execute(plan, rig.spec, owned);
+
+	ASSERT_TRUE(report.ok());
+	EXPECT_TRUE(logHas(rig.world, "detach /srv/data"));
+	EXPECT_FALSE(logHas(rig.world, "unmount /srv/data"));
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
 TEST(Executor, FormatOfTheWantedFilesystemIsUnchanged)
 {
 	Rig rig(dataSpec());
