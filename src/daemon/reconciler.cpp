@@ -7,7 +7,9 @@
 
 #include "common/volume_name.hpp"
 #include "engine/reconcile.hpp"
+#include "journal/fields.hpp"
 #include "journal/log.hpp"
+#include "journal/message_ids.hpp"
 
 namespace rbdvolume::daemon {
 
@@ -34,6 +36,25 @@ Error conflictsError(const std::vector<Conflict> &conflicts)
 	for (const Conflict &conflict : conflicts)
 		text += (&conflict == conflicts.data() ? "" : "; ") + conflictText(conflict);
 	return Error{ Errc::Conflict, text, 0 };
+}
+
+/*
+ * A teardown failed while the host shuts down: the unit's stop ends with it,
+ * and what is left (a device a timed-out unmount still writes to) goes with
+ * the poweroff. Said once, under the Abandoned id, as an abandon is.
+ */
+log::Line leftAtShutdownLine(const std::string &name, const VolumeStatus &shown, const Error &error)
+{
+	std::vector<log::Field> fields;
+	if (!shown.device.empty())
+		fields.push_back({ log::field::Device, shown.device });
+	log::Line line = log::volumeLine(
+		log::Level::Warning, name,
+		"volume '" + name + "': abandoned at shutdown, its teardown failed: " +
+			error.message + "; what is left of it goes with the poweroff",
+		std::move(fields));
+	line.messageId = log::ids::Abandoned;
+	return line;
 }
 
 } /* namespace */
@@ -321,7 +342,7 @@ void Reconciler::startEpisode(const std::string &name, Volume &volume)
 	episodes_++;
 	refresh(name, volume);
 
-	const VolumeJob job{ name, volume.spec, volume.facts.intent };
+	const VolumeJob job{ name, volume.spec, volume.facts.intent, hostStopping_ };
 	const unsigned maxPasses = settings_.maxPasses;
 	pool_.submit([this, job, maxPasses] {
 		const StepHook onStep = [this, &job](const Step &step) {
@@ -367,6 +388,11 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 						   "volume '" + name +
 							   "': " + outcome.error->message));
 		volume->failures++;
+		if (hostStopping_ && volume->facts.intent == Intent::Down &&
+		    !volume->leftAtShutdown) {
+			volume->leftAtShutdown = true;
+			log::write(leftAtShutdownLine(name, volume->shown, *outcome.error));
+		}
 		scheduleRetry(name, *volume);
 	} else {
 		volume->failures = 0;
@@ -411,7 +437,7 @@ void Reconciler::startSurvey(SurveyScope scope)
 			continue;
 		if (scope == SurveyScope::Degraded && volume.shown.phase != bus::Phase::Degraded)
 			continue;
-		jobs.push_back({ name, volume.spec, volume.facts.intent });
+		jobs.push_back({ name, volume.spec, volume.facts.intent, hostStopping_ });
 		epochs[name] = volume.episodesFinished;
 	}
 	if (scope == SurveyScope::Degraded && jobs.empty())
@@ -551,6 +577,19 @@ void Reconciler::shutdown(std::function<void()> done)
 	for (auto &[name, volume] : volumes_)
 		volume.retry.cancel();
 	checkShutdown();
+}
+
+void Reconciler::hostStopping()
+{
+	if (std::exchange(hostStopping_, true))
+		return;
+	/* A teardown waiting out its back-off (an unmount that timed out on a
+	 * stalled device) goes again now, allowed to abandon. */
+	for (auto &[name, volume] : volumes_) {
+		if (volume.facts.intent == Intent::Down && volume.failures > 0)
+			markDirty(volume, true);
+	}
+	startSurvey();
 }
 
 void Reconciler::checkShutdown()

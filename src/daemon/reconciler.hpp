@@ -95,6 +95,12 @@ public:
 	 * refused or left unanswered by then get Errc::ShuttingDown.
 	 */
 	void shutdown(std::function<void()> done);
+	/*
+	 * The host shuts down: from now on a volume going down whose device gets
+	 * no answer is abandoned (its mounts detached, the device left for the
+	 * poweroff) instead of waited for.
+	 */
+	void hostStopping();
 
 	const VolumeStatus *status(const std::string &name) const;
 	std::vector<std::string> names() const;
@@ -117,6 +123,8 @@ private:
 		uint64_t episodesFinished = 0;
 		uint64_t generationRunning = 0;
 		unsigned failures = 0;
+		bool leftAtShutdown =
+			false;	    /* its teardown failed at shutdown, and the journal said so */
 		OneShotTimer retry; /* armed while backing off after a failure */
 		std::vector<Waiter> waiters;
 	};
@@ -158,6 +166,7 @@ private:
 	std::vector<Reply> surveyWaiters_;     /* answered when the running survey ends */
 	std::vector<Reply> nextSurveyWaiters_; /* by the one after it */
 	bool started_ = false;		       /* the first survey is over */
+	bool hostStopping_ = false;
 	std::function<void()> ready_;
 	std::function<void()> stopped_;
 	bool stopping_ = false;

@@ -25,6 +25,8 @@ log::MessageId conditionId(const Condition &condition)
 		return log::ids::MapperLost;
 	if (condition.type == "IoStalled")
 		return log::ids::IoStalled;
+	if (condition.type == "Abandoned")
+		return log::ids::Abandoned;
 	for (std::string_view refusal : FormatRefusals) {
 		if (condition.message.starts_with(refusal))
 			return log::ids::FormatRefused;
@@ -67,7 +69,7 @@ std::vector<log::Line> VolumeRecord::changed(const VolumeStatus &before, const V
 		return lines;
 	for (const Condition &condition : after.conditions) {
 		if ((condition.type != "Conflict" && condition.type != "MapperLost" &&
-		     condition.type != "IoStalled") ||
+		     condition.type != "IoStalled" && condition.type != "Abandoned") ||
 		    shown(before.conditions, condition))
 			continue;
 		auto fields = fieldsOf(after);

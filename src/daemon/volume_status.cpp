@@ -46,6 +46,8 @@ const char *conditionType(const Conflict &conflict)
 		return "MapperLost";
 	case ConflictKind::IoStalled:
 		return "IoStalled";
+	case ConflictKind::Abandoned:
+		return "Abandoned";
 	default:
 		return "Conflict";
 	}

@@ -16,7 +16,8 @@
 
 namespace rbdvolume::daemon {
 
-/* A problem shown in status: SpecInvalid, SpecMissing, Conflict, MapperLost, IoStalled, Failed. */
+/* A problem shown in status: SpecInvalid, SpecMissing, Conflict, MapperLost, IoStalled,
+ * Abandoned, Failed. */
 using bus::Condition;
 
 /* What one observation of a volume showed, boiled down on the worker that made it. */

@@ -33,7 +33,8 @@ std::vector<SurveyEntry> survey(Host &host, std::span<const VolumeJob> jobs)
 	entries.reserve(jobs.size());
 	auto snapshot = takeSnapshot(host);
 	for (const VolumeJob &job : jobs) {
-		const DesiredVolume desired{ *job.spec, job.intent.value_or(Intent::Up) };
+		const DesiredVolume desired{ *job.spec, job.intent.value_or(Intent::Up),
+					     job.hostStopping };
 		entries.push_back({ job.name, snapshot ? observeOnce(host, *snapshot, desired)
 						       : Result<Sighting>(tl::make_unexpected(
 								 snapshot.error())) });
@@ -45,7 +46,7 @@ EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 			  const StepHook &onStep)
 {
 	EpisodeOutcome outcome;
-	const DesiredVolume desired{ *job.spec, job.intent.value_or(Intent::Up) };
+	const DesiredVolume desired{ *job.spec, job.intent.value_or(Intent::Up), job.hostStopping };
 	while (outcome.passes < maxPasses) {
 		outcome.passes++;
 		auto snapshot = takeSnapshot(host);

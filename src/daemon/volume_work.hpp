@@ -25,6 +25,7 @@ struct VolumeJob {
 	std::string name;
 	std::shared_ptr<const VolumeSpec> spec;
 	std::optional<Intent> intent; /* none: observe as if up, change nothing */
+	bool hostStopping = false;    /* a stalled device is abandoned, not waited for */
 };
 
 struct SurveyEntry {

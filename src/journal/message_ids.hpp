@@ -18,5 +18,6 @@ inline constexpr MessageId MapperLost = "03ab4e33a7964bf98e2e13f54cce26b9";
 inline constexpr MessageId OtherWriter = "e853801b213346cab3882bedc76b9573";
 inline constexpr MessageId Grown = "b45c7108c6bc456eae33a31cb4a3c63f";
 inline constexpr MessageId IoStalled = "4e00908bc33c4ffdb1990302e2924d6a";
+inline constexpr MessageId Abandoned = "4d0fa4fa68f54920b2f5edb50a2ae1c4";
 
 } /* namespace rbdvolume::log::ids */

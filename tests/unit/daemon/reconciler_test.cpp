@@ -250,6 +250,32 @@ TEST(Reconciler, FailureAnswersThenBackOffConverges)
 	expectToldEachChange(rig, "a");
 }
 
+/* A teardown that failed waits out its back-off, unless the host shuts down. */
+TEST(Reconciler, AShutdownRetriesAFailedTeardownAtOnce)
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.backoffInitial = std::chrono::minutes(10);
+	settings.backoffMax = std::chrono::minutes(10);
+	ReconcilerRig rig(1, settings);
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	{
+		const auto held = rig.world.lock();
+		rig.world.failNext(FakeOp::Unmount, Errc::Timeout);
+	}
+	ASSERT_TRUE(rig.setIntentAndWait("a", Intent::Down));
+	rig.loop.runFor(milliseconds(50));
+	EXPECT_STREQ(bus::phaseName(rig.status("a").phase), "failed") << "backing off for 10 min";
+
+	rig.reconciler->hostStopping();
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.settledIn("a", "down"); },
+				      "a torn down at once"))
+		<< describe(rig);
+	const auto held = rig.world.lock();
+	EXPECT_TRUE(rig.world.mappings().empty()) << rig.world.describe();
+}
+
 TEST(Reconciler, BackOffDoublesUpToItsMaximum)
 {
 	daemon::ReconcilerSettings settings = fastSettings();
