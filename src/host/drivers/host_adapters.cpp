@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/drivers/host_adapters.hpp"
 
+#include <chrono>
+
 #include "common/paths.hpp"
 
 namespace rbdvolume {
@@ -15,7 +17,9 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	  mounter_(config.tools.deviceTimeout), probe_(config.tools.deviceTimeout),
 	  filesystems_(runner_, config.tools), records_(std::string(paths::OwnershipDir)),
 	  crypt_(images, passphrases_), host_{ table_, mounter_,     probe_,   mappers_,
-					       images, filesystems_, records_, crypt_ }
+					       images, filesystems_, records_, crypt_ },
+	  ioStallSeconds_(static_cast<uint64_t>(
+		  std::chrono::ceil<std::chrono::seconds>(config.ioStall).count()))
 {
 }
 

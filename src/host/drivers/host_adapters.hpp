@@ -38,6 +38,11 @@ public:
 	Host &host() { return host_; }
 	/* Which mapped devices' requests get no answer; the mapper's view asks it. */
 	IoStallWatch &stalls() { return stalls_; }
+	/* The host shuts down: the nbd devices fail what got no answer for io-stall. */
+	std::vector<NbdRequestBound> boundNbdRequests()
+	{
+		return nbd_.boundRequests(ioStallSeconds_);
+	}
 	/* What up requests bring for volumes with given-at-up. */
 	GivenPassphrases &passphrases() { return passphrases_; }
 
@@ -57,6 +62,7 @@ private:
 	GivenPassphrases passphrases_;
 	HostCryptDevices crypt_;
 	Host host_;
+	uint64_t ioStallSeconds_;
 };
 
 } /* namespace rbdvolume */

@@ -12,6 +12,7 @@
 #include "host/device_holders.hpp"
 #include "host/drivers/nbd/nbd_config.hpp"
 #include "host/drivers/nbd/nbd_devices.hpp"
+#include "host/drivers/nbd/nbd_netlink.hpp"
 #include "host/drivers/tools/tool_failure.hpp"
 
 namespace rbdvolume {
@@ -67,6 +68,21 @@ Result<std::vector<MappedImage>> NbdMapper::list()
 		mapped.push_back(std::move(image));
 	}
 	return mapped;
+}
+
+std::vector<NbdRequestBound> NbdMapper::boundRequests(uint64_t seconds)
+{
+	std::vector<NbdRequestBound> bounds;
+	for (const auto &[volume, config] : configs()) {
+		const std::optional<std::string> device =
+			nbdDeviceWithCookie(roots_, config.cookie);
+		if (!device)
+			continue;
+		auto set = setNbdRequestTimeout(*device, config.cookie, seconds);
+		bounds.push_back({ volume, *device,
+				   set ? std::nullopt : std::optional<Error>(set.error()) });
+	}
+	return bounds;
 }
 
 std::string NbdMapper::serverFault(const std::string &volume, const std::string &device)

@@ -5,6 +5,9 @@
  */
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -19,6 +22,13 @@ namespace rbdvolume {
 
 /* The exact command line, exposed so unit tests can pin it. */
 Command nbdUnmapCommand(const DriverTools &tools, const std::string &device);
+
+/* One of our devices, told to fail what gets no answer (NbdMapper::boundRequests). */
+struct NbdRequestBound {
+	std::string volume;
+	std::string device;
+	std::optional<Error> error; /* the kernel refused, or did not answer */
+};
 
 class NbdMapper : public Mapper
 {
@@ -57,6 +67,14 @@ public:
 	{
 		return Change::Unchanged;
 	}
+
+	/*
+	 * The host shuts down: each device of ours fails a request that got no
+	 * answer for `seconds` (nbd's own timer, NBD_ATTR_TIMEOUT), so no
+	 * poweroff waits for a server whose cluster is gone. Only devices that
+	 * carry a volume's cookie are touched.
+	 */
+	std::vector<NbdRequestBound> boundRequests(uint64_t seconds);
 
 	static constexpr const char *UnitTemplate = "rbd-nbd";
 
