@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -219,6 +220,61 @@ int methodReload(sd_bus_message *message, void *userdata, sd_bus_error * /*unuse
 	return 1;
 }
 
+/* A PrepareForShutdown call, waiting for PID 1's SystemState; freed with its slot. */
+struct ShutdownCheck {
+	MessagePtr call;
+	BusApi *api;
+};
+
+void freeShutdownCheck(void *userdata)
+{
+	const std::unique_ptr<ShutdownCheck> check(static_cast<ShutdownCheck *>(userdata));
+}
+
+/* PID 1 answered (or the bus said it could not): only "stopping" goes on. */
+int onSystemState(sd_bus_message *reply, void *userdata, sd_bus_error * /*unused*/)
+{
+	auto &check = *static_cast<ShutdownCheck *>(userdata);
+	const char *state = nullptr;
+	if (sd_bus_message_is_method_error(reply, nullptr) ||
+	    sd_bus_message_read(reply, "v", "s", &state) < 0 || state == nullptr)
+		state = "";
+	if (std::string_view(state) != "stopping")
+		return replyError(check.call.get(), bus::errorName(Errc::Conflict),
+				  "the host is not shutting down (systemd says '" +
+					  std::string(*state != '\0' ? state : "nothing") + "')");
+	check.api->prepareForShutdown();
+	return sd_bus_reply_method_return(check.call.get(), nullptr);
+}
+
+/*
+ * rbd-volume-shutdown.service, as a shutdown begins. PID 1 must say so too
+ * (its SystemState is "stopping"): asked without blocking the loop, the
+ * call answered when it has.
+ */
+int methodPrepareForShutdown(sd_bus_message *message, void *userdata, sd_bus_error * /*unused*/)
+{
+	if (const int r = requireRoot(message); r < 0)
+		return 0;
+	auto check = std::make_unique<ShutdownCheck>(
+		ShutdownCheck{ MessagePtr(sd_bus_message_ref(message)), &api(userdata) });
+	sd_bus_slot *slot = nullptr;
+	const int r = sd_bus_call_method_async(
+		sd_bus_message_get_bus(message), &slot, "org.freedesktop.systemd1",
+		"/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get",
+		onSystemState, check.get(), "ss", "org.freedesktop.systemd1.Manager",
+		"SystemState");
+	if (r < 0)
+		return replyError(message, bus::errorName(Errc::Io),
+				  "cannot ask systemd whether the host shuts down: " +
+					  errnoText(-r));
+	/* The slot owns the check from now on, and frees it with itself. */
+	(void)sd_bus_slot_set_destroy_callback(slot, freeShutdownCheck);
+	(void)sd_bus_slot_set_userdata(slot, check.release());
+	api(userdata).keep(SlotPtr(slot));
+	return 1;
+}
+
 int propertyVersion(sd_bus * /*bus*/, const char * /*path*/, const char * /*interface*/,
 		    const char * /*property*/, sd_bus_message *reply, void * /*userdata*/,
 		    sd_bus_error * /*error*/)
@@ -263,6 +319,8 @@ const sd_bus_vtable ManagerVtable[] = {
 				methodReconcile, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, methodReload,
 				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("PrepareForShutdown", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+				methodPrepareForShutdown, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_PROPERTY("Version", "s", propertyVersion, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Summary", "s", propertySummary, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Surveys", "t", propertySurveys, 0,

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -39,6 +40,17 @@ public:
 	void volumeRemoved(const std::string &name) override;
 	void statusChanged(const std::string &name) override;
 
+	/* A pending call of ours to another service: dropped (cancelled) with the API. */
+	void keep(SlotPtr slot) { slots_.push_back(std::move(slot)); }
+	/* What PrepareForShutdown does besides telling the reconciler. */
+	void onShutdown(std::function<void()> prepare) { prepareShutdown_ = std::move(prepare); }
+	void prepareForShutdown()
+	{
+		reconciler_.hostStopping();
+		if (prepareShutdown_)
+			prepareShutdown_();
+	}
+
 	/* For the vtables' C callbacks. */
 	Reconciler &reconciler() { return reconciler_; }
 	GivenPassphrases &passphrases() { return passphrases_; }
@@ -52,6 +64,7 @@ private:
 	GivenPassphrases &passphrases_;
 	std::vector<SlotPtr> slots_;
 	DeferredCall emit_; /* the changes of one loop iteration go out together */
+	std::function<void()> prepareShutdown_;
 	std::set<std::string> changed_;
 	std::map<std::string, VolumeStatus> emitted_;
 	std::string emittedSummary_;

@@ -25,11 +25,23 @@
 #include "daemon/worker_pool.hpp"
 #include "host/intent_files.hpp"
 #include "host/mount_monitor.hpp"
+#include "journal/fields.hpp"
 #include "journal/log.hpp"
 
 namespace rbdvolume::daemon {
 
 namespace {
+
+/* What became of one nbd device's requests as the shutdown began. */
+log::Line boundLine(const NbdRequestBound &bound)
+{
+	const std::string text = bound.error ? "cannot bound the requests on " + bound.device +
+						       ": " + bound.error->message
+					     : "requests on " + bound.device +
+						       " now fail after io-stall without an answer";
+	return log::volumeLine(bound.error ? log::Level::Warning : log::Level::Info, bound.volume,
+			       text, { { log::field::Device, bound.device } });
+}
 
 /* Editors write a spec in several steps: wait this long after the last event. */
 constexpr std::chrono::milliseconds SpecSettle{ 100 };
@@ -106,6 +118,8 @@ private:
 	void notifyStatus();
 	/* The I/O check runs again once a survey or an episode left a device to watch. */
 	void wakeIoCheck();
+	/* A shutdown begins: no device that gets no answer may hold it. */
+	void prepareForShutdown();
 
 	/* The loop's callbacks; each source's userdata is the Daemon. */
 	static int onSignal(sd_event_source *source, const signalfd_siginfo *info, void *self);
@@ -231,6 +245,28 @@ void Daemon::wakeIoCheck()
 	(void)sd_event_source_set_enabled(ioCheck_.get(), SD_EVENT_ON);
 }
 
+/*
+ * From now on a volume going down abandons a device that gets no answer
+ * (the reconciler). An application blocked on such a device holds its own
+ * unit's stop, which comes before the volume's, for systemd's whole stop
+ * timeout: so the nbd devices also fail a request unanswered for io-stall.
+ * krbd has no such knob once mapped (osd_request_timeout is a map option).
+ */
+void Daemon::prepareForShutdown()
+{
+	log::info("the host is shutting down: a volume whose device gets no answer from the "
+		  "cluster is abandoned, not waited for");
+	/* A netlink round trip per device, each bounded: on a worker, logged on the loop. */
+	pool_->submit(
+		[this] {
+			pool_->post([bounds = host_.boundNbdRequests()] {
+				for (const NbdRequestBound &bound : bounds)
+					log::write(boundLine(bound));
+			});
+		},
+		WorkerPool::Lane::Read);
+}
+
 int Daemon::onCompletions(sd_event_source * /*source*/, int /*fd*/, uint32_t /*revents*/,
 			  void *self)
 {
@@ -335,6 +371,7 @@ Result<void> Daemon::setUpBus()
 	bus_.reset(bus);
 	api_ = std::make_unique<BusApi>(bus, event_.get(), *reconciler_, host_.passphrases());
 	reconciler_->setListener(api_.get());
+	api_->onShutdown([this] { prepareForShutdown(); });
 	if (auto attached = api_->attach(); !attached)
 		return attached;
 	auto logControl = attachLogControl(bus);

@@ -189,6 +189,7 @@ TEST(BusApi, MutationsAreForRootOnly)
 		bus.callManager("Reconcile", "s", ""),
 		bus.callManager("Reload", ""),
 		bus.callManager("UpWithPassphrase", "sayb", "a", 3, 'k', 'e', 'k', 1),
+		bus.callManager("PrepareForShutdown", ""),
 	};
 	for (const auto &reply : replies) {
 		ASSERT_TRUE(bus.wait(reply, "a mutating call"));
@@ -389,6 +390,21 @@ TEST(BusApi, MutationErrors)
 	ASSERT_EQ(properties.count("LastError"), 1U);
 	EXPECT_EQ(properties.at("LastError").text.rfind("org.rbdvolume1.Error.Timeout|", 0), 0U)
 		<< properties.at("LastError").text;
+}
+
+/* Only a shutdown PID 1 itself is in may turn teardowns into abandons: here no systemd says so. */
+TEST(BusApi, PrepareForShutdownIsRefusedWhileTheHostRuns)
+{
+	if (!isRoot())
+		GTEST_SKIP() << RootOnly;
+	BusRig bus;
+	bus.rig.addVolume("a");
+	ASSERT_TRUE(bus.start());
+
+	auto reply = bus.callManagerAndWait("PrepareForShutdown", "");
+	EXPECT_EQ(reply->errorName, "org.rbdvolume1.Error.Conflict") << replyText(*reply);
+	EXPECT_NE(reply->errorMessage.find("the host is not shutting down"), std::string::npos)
+		<< reply->errorMessage;
 }
 
 TEST(BusApi, ReconcileReplies)
