@@ -4,7 +4,7 @@
 # volumes enabled for boot, a poweroff with writers running, a power cut. The
 # guest's root disk keeps /etc and /var across its reboots; /run does not.
 
-KG_CASES+=(life_poweroff_boot life_power_cut life_network_cut)
+KG_CASES+=(life_poweroff_boot life_power_cut life_network_cut life_shutdown_cut_off)
 
 # life_volumes P: three volumes enabled for boot and started: Pk (krbd,
 # ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
@@ -256,4 +256,42 @@ case_life_network_cut() {
 		tr '\n' ';')
 	[ "$lines" = "is up;no answer;is up;" ] || fail "the journal's lines of wk: $lines"
 	stop_units rbd-volume@wk.service rbd-volume@wn.service
+}
+
+# The guest's link to the cluster cut 5 s before systemctl poweroff, a
+# synchronous writer on a krbd volume mapped with osd_request_timeout and on
+# an nbd volume (io-timeout 0: it would wait for ever): the guest is off
+# within 180 s, the journal says what became of each volume, and the next
+# boot finds every write acknowledged before the cut.
+case_life_shutdown_cut_off() {
+	local v took lines abandoned
+	in_guest modprobe rbd
+	kspec sk krbd ext4 krbd='"osd_request_timeout=20"'
+	kspec sn nbd ext4
+	start_units rbd-volume@sk.service rbd-volume@sn.service
+	wait_up 60 sk sn
+	for v in sk sn; do start_acked_writer "$v"; done
+	sleep 3
+	in_guest ip link set eth0 down
+	sleep 5
+	in_guest systemctl poweroff --no-block
+	took=$(kg_wait_off 180) || { kg_power_cut; fail "the guest was not off 180 s after systemctl poweroff"; }
+	sys_log "systemctl poweroff, the cluster cut off 5 s before: $took" \
+		"(acknowledged: $(acked_of sk), $(acked_of sn))"
+	kg_boot >/dev/null || fail "the guest did not boot again"
+	lines=$(in_guest journalctl -b -1 -q -o cat SYSLOG_IDENTIFIER=rbd-volumed |
+		grep -E 'shutting down|fail after io-stall|abandoned|is down|failed' | tr '\n' ';')
+	abandoned=$(in_guest journalctl -b -1 -q -o cat MESSAGE_ID=4d0fa4fa68f54920b2f5edb50a2ae1c4 | tr '\n' ';')
+	sys_log "rbd-volumed at that shutdown: $lines"
+	grep -q 'the host is shutting down' <<<"$lines" || fail "rbd-volumed was not told of the shutdown"
+	grep -q 'requests on /dev/nbd0 now fail after io-stall' <<<"$lines" ||
+		fail "the nbd device's requests were not bounded at shutdown"
+	for v in sk sn; do
+		grep -q "volume '$v' is down" <<<"$lines" || grep -q "volume '$v'" <<<"$abandoned" ||
+			fail "the journal does not say what became of $v at shutdown"
+	done
+	start_units rbd-volume@sk.service rbd-volume@sn.service
+	wait_up 60 sk sn
+	for v in sk sn; do acked_present "$v"; done
+	stop_units rbd-volume@sk.service rbd-volume@sn.service
 }
