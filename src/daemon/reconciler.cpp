@@ -342,6 +342,7 @@ void Reconciler::startEpisode(const std::string &name, Volume &volume)
 	episodes_++;
 	refresh(name, volume);
 
+	volume.stoppingEpisode = hostStopping_;
 	const VolumeJob job{ name, volume.spec, volume.facts.intent, hostStopping_ };
 	const unsigned maxPasses = settings_.maxPasses;
 	pool_.submit([this, job, maxPasses] {
@@ -388,7 +389,7 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 						   "volume '" + name +
 							   "': " + outcome.error->message));
 		volume->failures++;
-		if (hostStopping_ && volume->facts.intent == Intent::Down &&
+		if (volume->stoppingEpisode && volume->facts.intent == Intent::Down &&
 		    !volume->leftAtShutdown) {
 			volume->leftAtShutdown = true;
 			log::write(leftAtShutdownLine(name, volume->shown, *outcome.error));
@@ -583,11 +584,23 @@ void Reconciler::hostStopping()
 {
 	if (std::exchange(hostStopping_, true))
 		return;
-	/* A teardown waiting out its back-off (an unmount that timed out on a
-	 * stalled device) goes again now, allowed to abandon. */
+	/*
+	 * A teardown waiting out its back-off (an unmount that timed out on a
+	 * stalled device) goes again now, allowed to abandon. So does one that
+	 * runs now, started before the news (a volume no application is
+	 * ordered after stops as the shutdown begins): its waiters are answered
+	 * by that next episode, not by this one's failure.
+	 */
 	for (auto &[name, volume] : volumes_) {
-		if (volume.facts.intent == Intent::Down && volume.failures > 0)
+		if (volume.facts.intent != Intent::Down)
+			continue;
+		if (volume.facts.busy) {
+			for (Waiter &waiter : volume.waiters)
+				waiter.fromEpisode = volume.episodesStarted + 1;
 			markDirty(volume, true);
+		} else if (volume.failures > 0) {
+			markDirty(volume, true);
+		}
 	}
 	startSurvey();
 }

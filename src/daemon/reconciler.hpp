@@ -123,8 +123,10 @@ private:
 		uint64_t episodesFinished = 0;
 		uint64_t generationRunning = 0;
 		unsigned failures = 0;
-		bool leftAtShutdown =
-			false;	    /* its teardown failed at shutdown, and the journal said so */
+		/* The last episode started once the host stopped. */
+		bool stoppingEpisode = false;
+		/* Its teardown failed at shutdown, and the journal said so. */
+		bool leftAtShutdown = false;
 		OneShotTimer retry; /* armed while backing off after a failure */
 		std::vector<Waiter> waiters;
 	};

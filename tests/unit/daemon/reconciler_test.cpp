@@ -276,6 +276,33 @@ TEST(Reconciler, AShutdownRetriesAFailedTeardownAtOnce)
 	EXPECT_TRUE(rig.world.mappings().empty()) << rig.world.describe();
 }
 
+/* A teardown running when the news comes is not the last word: the next one, told, answers. */
+TEST(Reconciler, ATeardownRunningAsTheShutdownBeginsIsTriedAgainTold)
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.backoffInitial = std::chrono::minutes(10);
+	settings.backoffMax = std::chrono::minutes(10);
+	ReconcilerRig rig(1, settings);
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	ASSERT_FALSE(rig.setIntentAndWait("a", Intent::Up));
+	rig.world.hold(FakeOp::Unmount);
+	auto down = std::make_shared<Answer>();
+	ASSERT_TRUE(rig.reconciler->setIntent("a", Intent::Down, replyInto(down)));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.world.held(); }, "the unmount"));
+	{
+		const auto held = rig.world.lock();
+		rig.world.failNext(FakeOp::Unmount, Errc::Timeout);
+	}
+	rig.reconciler->hostStopping();
+	rig.world.release();
+	ASSERT_TRUE(rig.loop.runUntil([&] { return down->answered(); }, "the down answered"))
+		<< describe(rig);
+	EXPECT_FALSE(down->error) << down->error->message;
+	const auto held = rig.world.lock();
+	EXPECT_TRUE(rig.world.mappings().empty()) << rig.world.describe();
+}
+
 TEST(Reconciler, BackOffDoublesUpToItsMaximum)
 {
 	daemon::ReconcilerSettings settings = fastSettings();
