@@ -293,6 +293,17 @@ Result<Change> LibmountMounter::unmount(const std::string &target)
 
 Result<Change> LibmountMounter::detach(const std::string &target)
 {
+	/* A detach takes every mount below the target along, where an unmount
+	 * would fail busy: none of them is ours to take. */
+	auto table = ProcMountTable().read();
+	if (!table)
+		return tl::make_unexpected(table.error());
+	for (const MountEntry &entry : *table) {
+		if (entry.target != target && paths::isSameOrBelow(entry.target, target))
+			return fail(Errc::Busy,
+				    "'" + target + "' has a mount below it, '" + entry.target +
+					    "', that a detach would take along; left mounted");
+	}
 	return unmountWith(target, MNT_DETACH);
 }
 

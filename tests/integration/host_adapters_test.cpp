@@ -255,6 +255,33 @@ TEST_F(LoopFixture, BusyUnmountNamesTheHolderAndLeavesTheMount)
 	EXPECT_EQ(*later, Change::Changed);
 }
 
+/* A detach goes whatever holds the mount, but never takes a mount below it along. */
+TEST_F(LoopFixture, DetachIgnoresHoldersButNotMountsBelow)
+{
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	LibmountMounter mounter;
+	const std::string target = dir_ + "/mnt";
+	ASSERT_TRUE(mounter.mount(request(target)));
+	const std::string below = target + "/below";
+	ASSERT_TRUE(makeDirectories(below));
+	runOk({ "/usr/bin/mount", "-t", "tmpfs", "tmpfs", below });
+	auto refused = mounter.detach(target);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code, Errc::Busy);
+	EXPECT_NE(refused.error().message.find(below), std::string::npos)
+		<< refused.error().message;
+	auto still = visibleMount(below);
+	ASSERT_TRUE(still && *still);
+	runOk({ "/usr/bin/umount", below });
+
+	const UniqueFd held(open((target + "/held").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600));
+	ASSERT_TRUE(held.valid());
+	auto detached = mounter.detach(target);
+	ASSERT_TRUE(detached) << detached.error().message;
+	EXPECT_EQ(*detached, Change::Changed);
+	EXPECT_FALSE(isMountPoint(target));
+}
+
 TEST_F(LoopFixture, ProbeSeesBlankThenFilesystem)
 {
 	BlkidBlockProbe probe;
