@@ -256,10 +256,12 @@ void Daemon::prepareForShutdown()
 {
 	log::info("the host is shutting down: a volume whose device gets no answer from the "
 		  "cluster is abandoned, not waited for");
-	/* A netlink round trip per device, each bounded: on a worker, logged on the loop. */
-	pool_->submit(
-		[this] {
-			pool_->post([bounds = host_.boundNbdRequests()] {
+	/* A netlink round trip per device, each bounded: on a worker, logged on the
+	 * loop. Through the pool itself: pool_ is null while it joins its workers. */
+	WorkerPool *pool = pool_.get();
+	pool->submit(
+		[this, pool] {
+			pool->post([bounds = host_.boundNbdRequests()] {
 				for (const NbdRequestBound &bound : bounds)
 					log::write(boundLine(bound));
 			});
