@@ -43,6 +43,9 @@ struct DaemonConfig {
 	std::chrono::milliseconds cephOperation{ 30000 }; /* ceph-operation: whole seconds */
 	/* io-stall: a device's requests unanswered this long degrade its volume */
 	std::chrono::milliseconds ioStall{ 10000 };
+	/* shutdown-io: once a shutdown begins, an nbd request unanswered this long fails;
+	 * whole seconds (the kernel's unit) */
+	std::chrono::milliseconds shutdownIo{ 30000 };
 
 	bool operator==(const DaemonConfig &) const = default;
 };

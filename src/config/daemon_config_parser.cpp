@@ -59,10 +59,10 @@ constexpr std::array<ToolKey, 8> ToolKeys = { {
 struct TimeoutKey {
 	std::string_view key;
 	milliseconds &(*member)(DaemonConfig &);
-	bool wholeSeconds; /* handed to librados, which takes seconds */
+	bool wholeSeconds; /* handed to librados or the kernel, which take seconds */
 };
 
-constexpr std::array<TimeoutKey, 10> TimeoutKeys = { {
+constexpr std::array<TimeoutKey, 11> TimeoutKeys = { {
 	{ "mkfs", [](DaemonConfig &c) -> milliseconds & { return c.tools.mkfsTimeout; }, false },
 	{ "fsck", [](DaemonConfig &c) -> milliseconds & { return c.tools.fsckTimeout; }, false },
 	{ "grow", [](DaemonConfig &c) -> milliseconds & { return c.tools.growTimeout; }, false },
@@ -77,6 +77,7 @@ constexpr std::array<TimeoutKey, 10> TimeoutKeys = { {
 	{ "ceph-operation", [](DaemonConfig &c) -> milliseconds & { return c.cephOperation; },
 	  true },
 	{ "io-stall", [](DaemonConfig &c) -> milliseconds & { return c.ioStall; }, false },
+	{ "shutdown-io", [](DaemonConfig &c) -> milliseconds & { return c.shutdownIo; }, true },
 } };
 
 template<typename Key, size_t N>
@@ -89,7 +90,7 @@ constexpr std::array<std::string_view, N> namesOf(const std::array<Key, N> &keys
 }
 
 constexpr std::array<std::string_view, 8> ToolNames = namesOf(ToolKeys);
-constexpr std::array<std::string_view, 10> TimeoutNames = namesOf(TimeoutKeys);
+constexpr std::array<std::string_view, 11> TimeoutNames = namesOf(TimeoutKeys);
 
 struct Section {
 	std::string_view name;
@@ -299,9 +300,11 @@ void readTimeouts(TomlTable reader, DaemonConfig &config)
 		if (!duration)
 			continue;
 		if (timeout.wholeSeconds && duration->value % OneSecond != milliseconds::zero()) {
+			const std::string taker =
+				timeout.key == "shutdown-io" ? "the kernel" : "Ceph";
 			reader.check(timeout.key,
-				     "expected whole seconds (Ceph takes this timeout in seconds), "
-				     "found " +
+				     "expected whole seconds (" + taker +
+					     " takes this timeout in seconds), found " +
 					     quoted(duration->text));
 			continue;
 		}

@@ -35,10 +35,11 @@ namespace {
 /* What became of one nbd device's requests as the shutdown began. */
 log::Line boundLine(const NbdRequestBound &bound)
 {
-	const std::string text = bound.error ? "cannot bound the requests on " + bound.device +
-						       ": " + bound.error->message
-					     : "requests on " + bound.device +
-						       " now fail after io-stall without an answer";
+	const std::string text = bound.error
+					 ? "cannot bound the requests on " + bound.device + ": " +
+						   bound.error->message
+					 : "requests on " + bound.device +
+						   " now fail after shutdown-io without an answer";
 	return log::volumeLine(bound.error ? log::Level::Warning : log::Level::Info, bound.volume,
 			       text, { { log::field::Device, bound.device } });
 }
@@ -249,7 +250,7 @@ void Daemon::wakeIoCheck()
  * From now on a volume going down abandons a device that gets no answer
  * (the reconciler). An application blocked on such a device holds its own
  * unit's stop, which comes before the volume's, for systemd's whole stop
- * timeout: so the nbd devices also fail a request unanswered for io-stall.
+ * timeout: so the nbd devices also fail a request unanswered for shutdown-io.
  * krbd has no such knob once mapped (osd_request_timeout is a map option).
  */
 void Daemon::prepareForShutdown()

@@ -280,11 +280,11 @@ case_life_shutdown_cut_off() {
 		"(acknowledged: $(acked_of sk), $(acked_of sn))"
 	kg_boot >/dev/null || fail "the guest did not boot again"
 	lines=$(in_guest journalctl -b -1 -q -o cat SYSLOG_IDENTIFIER=rbd-volumed |
-		grep -E 'shutting down|fail after io-stall|abandoned|is down|failed' | tr '\n' ';')
+		grep -E 'shutting down|fail after shutdown-io|abandoned|is down|failed' | tr '\n' ';')
 	abandoned=$(in_guest journalctl -b -1 -q -o cat MESSAGE_ID=4d0fa4fa68f54920b2f5edb50a2ae1c4 | tr '\n' ';')
 	sys_log "rbd-volumed at that shutdown: $lines"
 	grep -q 'the host is shutting down' <<<"$lines" || fail "rbd-volumed was not told of the shutdown"
-	grep -q 'requests on /dev/nbd0 now fail after io-stall' <<<"$lines" ||
+	grep -q 'requests on /dev/nbd0 now fail after shutdown-io' <<<"$lines" ||
 		fail "the nbd device's requests were not bounded at shutdown"
 	for v in sk sn; do
 		grep -q "volume '$v' is down" <<<"$lines" || grep -q "volume '$v'" <<<"$abandoned" ||

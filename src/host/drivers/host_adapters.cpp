@@ -18,8 +18,8 @@ HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	  filesystems_(runner_, config.tools), records_(std::string(paths::OwnershipDir)),
 	  crypt_(images, passphrases_), host_{ table_, mounter_,     probe_,   mappers_,
 					       images, filesystems_, records_, crypt_ },
-	  ioStallSeconds_(static_cast<uint64_t>(
-		  std::chrono::ceil<std::chrono::seconds>(config.ioStall).count()))
+	  shutdownIoSeconds_(static_cast<uint64_t>(
+		  std::chrono::ceil<std::chrono::seconds>(config.shutdownIo).count()))
 {
 }
 

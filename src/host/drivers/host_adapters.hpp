@@ -38,10 +38,10 @@ public:
 	Host &host() { return host_; }
 	/* Which mapped devices' requests get no answer; the mapper's view asks it. */
 	IoStallWatch &stalls() { return stalls_; }
-	/* The host shuts down: the nbd devices fail what got no answer for io-stall. */
+	/* The host shuts down: the nbd devices fail what got no answer for shutdown-io. */
 	std::vector<NbdRequestBound> boundNbdRequests()
 	{
-		return nbd_.boundRequests(ioStallSeconds_);
+		return nbd_.boundRequests(shutdownIoSeconds_);
 	}
 	/* What up requests bring for volumes with given-at-up. */
 	GivenPassphrases &passphrases() { return passphrases_; }
@@ -62,7 +62,7 @@ private:
 	GivenPassphrases passphrases_;
 	HostCryptDevices crypt_;
 	Host host_;
-	uint64_t ioStallSeconds_;
+	uint64_t shutdownIoSeconds_;
 };
 
 } /* namespace rbdvolume */

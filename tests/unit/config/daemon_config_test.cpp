@@ -143,6 +143,7 @@ TEST(DaemonConfig, DefaultsAreTheDocumentedOnes)
 	EXPECT_EQ(config.cephConnect, milliseconds(10000));
 	EXPECT_EQ(config.cephOperation, milliseconds(30000));
 	EXPECT_EQ(config.ioStall, milliseconds(10000));
+	EXPECT_EQ(config.shutdownIo, milliseconds(30000));
 }
 
 TEST(DaemonConfig, MissingFileGivesTheDefaults)
@@ -189,6 +190,7 @@ device = "45s"
 ceph-connect = "5s"
 ceph-operation = "1min"
 io-stall = "20s"
+shutdown-io = "1min"
 )");
 	EXPECT_EQ(config.workers, 16U);
 	EXPECT_EQ(config.resyncInterval, std::chrono::minutes(5));
@@ -215,6 +217,7 @@ io-stall = "20s"
 	EXPECT_EQ(config.cephConnect, std::chrono::seconds(5));
 	EXPECT_EQ(config.cephOperation, std::chrono::minutes(1));
 	EXPECT_EQ(config.ioStall, std::chrono::seconds(20));
+	EXPECT_EQ(config.shutdownIo, std::chrono::minutes(1));
 }
 
 TEST(DaemonConfig, KeysLeftOutKeepTheirDefaults)
