@@ -333,19 +333,30 @@ TEST_F(LoopFixture, LoopListingEqualsLosetups)
 	shellOk("truncate -s 64M " + other);
 	auto readOnly = attachLoop(other, true);
 	ASSERT_TRUE(readOnly) << readOnly.error().message;
-	auto loops = listLoops();
-	const std::string listed = runOk({ "/usr/sbin/losetup", "--list", "--noheadings", "--raw",
-					   "--output", "NAME,RO,BACK-FILE" });
-	(void)detachLoop(*readOnly);
-	ASSERT_TRUE(loops) << loops.error().message;
-
+	const auto listOurs = [] {
+		std::set<std::string> lines;
+		if (auto loops = listLoops()) {
+			for (const LoopInfo &l : *loops)
+				lines.insert(l.device + " " + (l.readOnly ? "1" : "0") + " " +
+					     l.backingFile);
+		}
+		return lines;
+	};
+	/* Other suites attach loops meanwhile: compare a listing that held still around losetup's. */
 	std::set<std::string> ours;
-	for (const LoopInfo &l : *loops)
-		ours.insert(l.device + " " + (l.readOnly ? "1" : "0") + " " + l.backingFile);
 	std::set<std::string> theirs;
-	std::istringstream lines(listed);
-	for (std::string line; std::getline(lines, line);)
-		theirs.insert(line);
+	for (int attempt = 0; attempt < 10; ++attempt) {
+		ours = listOurs();
+		const std::string listed = runOk({ "/usr/sbin/losetup", "--list", "--noheadings",
+						   "--raw", "--output", "NAME,RO,BACK-FILE" });
+		theirs.clear();
+		std::istringstream lines(listed);
+		for (std::string line; std::getline(lines, line);)
+			theirs.insert(line);
+		if (listOurs() == ours)
+			break;
+	}
+	(void)detachLoop(*readOnly);
 	EXPECT_EQ(ours, theirs);
 	EXPECT_TRUE(ours.contains(*readOnly + " 1 " + other));
 	EXPECT_TRUE(ours.contains(device_ + " 0 " + image_));
@@ -427,8 +438,9 @@ TEST_F(LoopFixture, DetachWaitsForAHolderThatLetsGo)
 	EXPECT_EQ(*detached, Change::Changed);
 	auto loops = listLoops();
 	ASSERT_TRUE(loops);
-	EXPECT_TRUE(std::none_of(loops->begin(), loops->end(),
-				 [&](const LoopInfo &l) { return l.device == device_; }));
+	EXPECT_TRUE(std::none_of(loops->begin(), loops->end(), [&](const LoopInfo &l) {
+		return l.device == device_ && l.backingFile == image_;
+	}));
 }
 
 /* Units are not started here: the test plays rbd-fuse with a tmpfs. */
