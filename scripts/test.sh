@@ -43,11 +43,21 @@ build_clang() {
 	meson compile -C "$clang_build"
 }
 
-# suite LOGBASE ARGS...: meson test over the gcc build, its log kept apart
+# suite LOGBASE ARGS...: meson test over the gcc build, its log kept apart;
+# the packages' build built every test, and two of these run at once: no
+# ninja of their own in one build tree
 suite() {
 	local logbase=$1
 	shift
-	meson test -C "$gcc_build" --logbase "$logbase" --print-errorlogs --num-processes "$(nproc)" "$@"
+	meson test -C "$gcc_build" --no-rebuild --logbase "$logbase" --print-errorlogs \
+		--num-processes "$(nproc)" "$@"
+}
+
+container_suites() {
+	local rc=0
+	phase "gcc: system suite" suite testlog-system system || rc=1
+	phase "gcc: packages test" suite testlog-packages packages || rc=1
+	return "$rc"
 }
 
 tidy_once_built() {
@@ -80,8 +90,12 @@ phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh 
 # its .debs; the kernel suite installs it into a guest kernel: once, from the
 # gcc build (under emulation a sanitized daemon would only be slower).
 phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
-phase "gcc: system suite" suite testlog-system system || status=1
-phase "gcc: packages test" suite testlog-packages packages || status=1
+# What follows waits more than it computes (on containers, clusters, guests'
+# timeouts: 30-50 % CPU each), so two lines of it run side by side: the
+# containers (system suite, packages test) beside the unit, integration and
+# ceph suites, the fuzzer and the sanitized suites. Their clusters take free
+# ports and their loop devices are told apart by backing file.
+lane containers container_suites
 phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
 
 lane_wait clang || stop_after "the clang build"
@@ -90,6 +104,7 @@ phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
 phase "ASan+UBSan: unit, integration, ceph" \
 	meson test -C "$clang_build" --setup sanitize --no-suite system --no-suite kernel \
 	--print-errorlogs --num-processes "$(nproc)" || status=1
+lane_wait containers || status=1
 lane_wait tidy || status=1
 
 phase_table
