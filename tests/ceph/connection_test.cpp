@@ -127,6 +127,47 @@ TEST(CephConnection, UnreachableMonitorsTimeOutWithinTheBoundAndAreRetried)
 	EXPECT_EQ(reachable->change, Change::Changed);
 }
 
+/*
+ * The cluster unreachable (a boot before the network): volumes that wait on
+ * one connect share its failure, one timeout in all, not one each in turn.
+ */
+TEST(CephConnection, CallsWaitingOnAConnectThatFailsShareItsFailure)
+{
+	LibrbdCluster ceph(CephTimeouts{ seconds(3), seconds(5) });
+	const int port = closedPort();
+	ASSERT_GT(port, 0);
+	constexpr int Workers = 4;
+	std::vector<double> took(Workers);
+	std::vector<Errc> codes(Workers, Errc::Internal);
+	std::vector<std::thread> workers;
+	workers.reserve(Workers);
+	for (int i = 0; i < Workers; ++i) {
+		workers.emplace_back([&, i] {
+			VolumeSpec spec = specFor(uniqueImageName("shared"), createSpec(8 * MiB));
+			spec.cluster.monitors = { "127.0.0.1:" + std::to_string(port) };
+			const auto start = Clock::now();
+			auto result = ceph.ensureImage(imageRequestOf(spec));
+			took[static_cast<size_t>(i)] = secondsSince(start);
+			if (!result)
+				codes[static_cast<size_t>(i)] = result.error().code;
+		});
+	}
+	for (std::thread &worker : workers)
+		worker.join();
+	for (int i = 0; i < Workers; ++i) {
+		EXPECT_EQ(codes[static_cast<size_t>(i)], Errc::Timeout) << i;
+		/* One connect timeout (3 s) and some slack; in turn, the last would wait 12 s. */
+		EXPECT_LT(took[static_cast<size_t>(i)], 3 + 3.0) << i;
+	}
+
+	/* Not kept past them: the next call tries again, and waits its own timeout. */
+	VolumeSpec later = specFor(uniqueImageName("later"), createSpec(8 * MiB));
+	later.cluster.monitors = { "127.0.0.1:" + std::to_string(port) };
+	const auto start = Clock::now();
+	EXPECT_FALSE(ceph.ensureImage(imageRequestOf(later)));
+	EXPECT_GE(secondsSince(start), 2.5);
+}
+
 TEST(CephConnection, OneConnectionPerIdentityIsReused)
 {
 	LibrbdCluster ceph;

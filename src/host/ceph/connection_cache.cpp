@@ -31,12 +31,21 @@ std::shared_ptr<ConnectionCache::Slot> ConnectionCache::slotFor(const ClusterSpe
 Result<std::shared_ptr<RadosConnection>> ConnectionCache::get(const ClusterSpec &cluster)
 {
 	const std::shared_ptr<Slot> slot = slotFor(cluster);
+	const uint64_t endedBefore = slot->attempts.load();
 	const std::lock_guard lock(slot->mutex);
 	if (slot->connection)
 		return slot->connection;
+	/* A connect ended while this call waited for it: its answer is this call's too. */
+	if (slot->attempts.load() != endedBefore && slot->lastFailure)
+		return tl::make_unexpected(*slot->lastFailure);
 	auto connection = RadosConnection::connect(cluster, timeouts_);
-	if (connection)
+	if (connection) {
 		slot->connection = *connection;
+		slot->lastFailure.reset();
+	} else {
+		slot->lastFailure = connection.error();
+	}
+	slot->attempts.fetch_add(1);
 	return connection;
 }
 

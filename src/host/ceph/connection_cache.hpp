@@ -2,9 +2,12 @@
 /* ConnectionCache: one RadosConnection per cluster identity, shared by worker threads. */
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "host/ceph/rados_connection.hpp"
@@ -14,8 +17,10 @@ namespace rbdvolume {
 /*
  * Connecting costs a monitor round trip and a set of messenger threads, so a
  * connection is kept per identity (conf, client, key source, monitors) and
- * reused. A failed connect is not kept: the next call tries again. Callers for
- * one identity wait for a single connect; other identities are not held up.
+ * reused. Callers for one identity wait for a single connect, and share its
+ * failure: with the cluster unreachable (at boot), N volumes wait one connect
+ * timeout, not N in turn. A failure is not kept past that: a call that comes
+ * after it tries again. Other identities are not held up.
  */
 class ConnectionCache
 {
@@ -34,6 +39,8 @@ private:
 	struct Slot {
 		std::mutex mutex; /* held while connecting */
 		std::shared_ptr<RadosConnection> connection;
+		std::atomic<uint64_t> attempts = 0; /* connects that ended */
+		std::optional<Error> lastFailure;   /* the last one's, if it failed */
 	};
 
 	std::shared_ptr<Slot> slotFor(const ClusterSpec &cluster);
