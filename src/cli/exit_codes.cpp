@@ -18,6 +18,8 @@ int exitCodeFor(const Error &error)
 		return ExitDenied;
 	case Errc::NotFound:
 		return ExitNoVolume;
+	case Errc::Timeout:
+		return ExitTryAgain;
 	default:
 		return ExitFailure;
 	}

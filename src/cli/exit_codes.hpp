@@ -11,7 +11,8 @@ namespace rbdvolume::cli {
 /*
  * The exit code of a verb that failed with `error` (see verbs.hpp):
  * Unreachable is ExitNoDaemon, PermissionDenied ExitDenied, NotFound (only
- * NoSuchVolume is, see bus/errors.hpp) ExitNoVolume, anything else ExitFailure.
+ * NoSuchVolume is, see bus/errors.hpp) ExitNoVolume, Timeout ExitTryAgain,
+ * anything else ExitFailure.
  */
 int exitCodeFor(const Error &error);
 

@@ -95,13 +95,15 @@ constexpr std::string_view ExitStatuses =
 	"\nExit status:\n"
 	"  0  success (check: every spec is valid; plan: the plan is printed;\n"
 	"     status: the volumes are shown, even failed, degraded or invalid ones)\n"
-	"  1  failure (an invalid or unreadable spec, a failed operation, a conflict,\n"
-	"     no reply within --timeout; plan: the host cannot be read;\n"
-	"     import-rbdmap: an rbdmap line gave no spec, or a spec was not written)\n"
+	"  1  failure (an invalid or unreadable spec, a failed operation, a conflict;\n"
+	"     plan: the host cannot be read; import-rbdmap: an rbdmap line gave no\n"
+	"     spec, or a spec was not written)\n"
 	"  2  usage error (no verb, unknown verb or option, not a volume name)\n"
 	"  3  rbd-volumed cannot be reached (not running, no system bus)\n"
 	"  4  permission denied (changing a volume needs root)\n"
-	"  5  no such volume (no spec of that name, or the daemon knows none)\n";
+	"  5  no such volume (no spec of that name, or the daemon knows none)\n"
+	"  75 not done in time (no answer from the cluster or a device, no reply\n"
+	"     within --timeout): worth a later try; up and down: rbd-volumed goes on\n";
 
 /* The option's lines: "  SPELLING  [VERBS: ]TEXT", its continuation lines aligned. */
 void printOption(std::FILE *out, const Option &option, bool withVerbs)

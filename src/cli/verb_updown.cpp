@@ -128,6 +128,18 @@ void tellSystemd(const std::string &name)
 	std::printf("%s: %s\n", name.c_str(), text.c_str());
 }
 
+/*
+ * A unit's up that failed: `systemctl status` shows why while the unit waits
+ * to start again ("not up: cannot reach the cluster at ... within 10 s ...").
+ */
+void tellSystemdWhyNot(const Error &error)
+{
+	if (std::getenv("NOTIFY_SOCKET") == nullptr) /* NOLINT(concurrency-mt-unsafe) */
+		return;
+	std::string text = error.message.substr(0, error.message.find('\n'));
+	(void)sd_notifyf(0, "STATUS=not up: %s", text.c_str());
+}
+
 /* `verb` is "up" or "down"; `member` the Manager method it calls. */
 int runVerb(std::string_view verb, const char *member, std::span<const std::string_view> args)
 {
@@ -161,6 +173,8 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 		settings.volume = name;
 		const Result<void> done = setIntent(member, name, options->wait, settings);
 		if (!done) {
+			if (options->wait && verb == "up" && names->size() == 1)
+				tellSystemdWhyNot(done.error());
 			const int failed =
 				reportFailure(std::string(verb) + " " + name, done.error());
 			status = status == ExitOk ? failed : status;

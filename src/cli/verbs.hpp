@@ -14,6 +14,13 @@ constexpr int ExitUsage = 2;	/* bad command line */
 constexpr int ExitNoDaemon = 3; /* rbd-volumed cannot be reached: not running, no system bus */
 constexpr int ExitDenied = 4;	/* the daemon refused: changing a volume needs root */
 constexpr int ExitNoVolume = 5; /* the daemon knows no volume of that name */
+/*
+ * Not done in time: the cluster, a device or the daemon (--timeout) did not
+ * answer; a later try may succeed (up, down: rbd-volumed goes on trying).
+ * sysexits' EX_TEMPFAIL: rbd-volume@.service starts again on it (and on
+ * no other status listed here: keep its RestartPreventExitStatus= in step).
+ */
+constexpr int ExitTryAgain = 75;
 
 /* A verb gets its arguments after the verb name; it prints its own output. */
 using VerbFunction = int (*)(std::span<const std::string_view> args);

@@ -238,10 +238,10 @@ TEST_F(CliBus, UpFailureIsTheDaemonsMessage)
 }
 
 /* ShuttingDown is not among them: a restarting daemon is asked again (UpIsAskedAgain...). */
-TEST_F(CliBus, EveryDaemonErrorIsExitOne)
+TEST_F(CliBus, EveryDaemonErrorButTimeoutIsExitOne)
 {
-	for (const char *name : { "org.rbdvolume1.Error.SpecInvalid", "org.rbdvolume1.Error.Failed",
-				  "org.rbdvolume1.Error.Timeout" }) {
+	for (const char *name :
+	     { "org.rbdvolume1.Error.SpecInvalid", "org.rbdvolume1.Error.Failed" }) {
 		daemon().plan("Up", "logs", ReplyPlan{ {}, name, "it went wrong", false, 0 });
 		const CtlResult result = ctl({ "up", "logs" });
 		EXPECT_EQ(result.exitCode, 1) << name;
@@ -394,6 +394,30 @@ TEST_F(CliBus, UpUnderSystemdExtendsTheUnitsTimeoutAtEachStep)
 	EXPECT_EQ(systemd.messages(), std::vector<std::string>{});
 }
 
+/* A failed start under systemd: the unit's status says why, its first line only. */
+TEST_F(CliBus, UpThatFailedUnderSystemdSaysWhyInTheUnitsStatus)
+{
+	const NotifySocket systemd;
+	ASSERT_EQ(systemd.problem(), "");
+	daemon().plan("Up", "logs",
+		      ReplyPlan{ {},
+				 "org.rbdvolume1.Error.Timeout",
+				 "cannot reach the cluster at [v2:10.0.0.1:3300] within 10 s\nmore",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "up", "logs" }, { systemd.environment() });
+	EXPECT_EQ(result.exitCode, 75);
+	const std::vector<std::string> sent = systemd.messages();
+	ASSERT_FALSE(sent.empty());
+	EXPECT_EQ(sent.back(),
+		  "STATUS=not up: cannot reach the cluster at [v2:10.0.0.1:3300] within 10 s");
+
+	/* Without a unit, nothing is sent. */
+	const CtlResult plain = ctl({ "up", "logs" });
+	EXPECT_EQ(plain.exitCode, 75);
+	EXPECT_EQ(systemd.messages(), std::vector<std::string>{});
+}
+
 TEST_F(CliBus, ProgressIsOnByDefaultOnATerminal)
 {
 	daemon().plan("Down", "logs",
@@ -423,11 +447,26 @@ TEST_F(CliBus, UpWaitsLongerThanTheBusDefaultTimeout)
 	EXPECT_EQ(result.err, "");
 }
 
+/* The cluster unreachable (at boot): 75, so rbd-volume@.service starts again. */
+TEST_F(CliBus, UpThatRanOutOfTimeIsExitTryAgain)
+{
+	daemon().plan("Up", "db",
+		      ReplyPlan{ {},
+				 "org.rbdvolume1.Error.Timeout",
+				 "cannot reach the cluster at [v2:10.0.0.1:3300] within 10 s",
+				 false,
+				 0 });
+	const CtlResult result = ctl({ "up", "db" });
+	EXPECT_EQ(result.exitCode, 75);
+	EXPECT_EQ(result.err, "rbd-volumectl: up db: cannot reach the cluster at "
+			      "[v2:10.0.0.1:3300] within 10 s\n");
+}
+
 TEST_F(CliBus, UpGivesUpAfterTimeout)
 {
 	daemon().plan("Up", "db", ReplyPlan{ {}, "", "", true, 0 });
 	const CtlResult result = ctl({ "up", "db", "--timeout", "1" });
-	EXPECT_EQ(result.exitCode, 1);
+	EXPECT_EQ(result.exitCode, 75);
 	EXPECT_EQ(result.err, "rbd-volumectl: up db: no reply within 1 s; rbd-volumed carries on "
 			      "(see 'rbd-volumectl status db')\n");
 }

@@ -39,9 +39,19 @@ TEST(BusErrors, DaemonErrorsKeepTheirMessage)
 
 	for (const char *name :
 	     { "org.rbdvolume1.Error.SpecInvalid", "org.rbdvolume1.Error.Failed",
-	       "org.rbdvolume1.Error.Timeout", "org.rbdvolume1.Error.ShuttingDown",
-	       "org.freedesktop.DBus.Error.InvalidArgs" })
+	       "org.rbdvolume1.Error.ShuttingDown", "org.freedesktop.DBus.Error.InvalidArgs" })
 		EXPECT_EQ(exitCodeFor(errorFromBus(name, "why")), ExitFailure) << name;
+}
+
+/* No answer in time (the cluster at boot, a device): the unit starts again on 75. */
+TEST(BusErrors, ATimeoutIsExitTryAgain)
+{
+	const Error timeout =
+		errorFromBus("org.rbdvolume1.Error.Timeout",
+			     "cannot reach the cluster at [v2:10.0.0.1:3300] within 10 s");
+	EXPECT_EQ(timeout.code, Errc::Timeout);
+	EXPECT_EQ(exitCodeFor(timeout), ExitTryAgain);
+	EXPECT_EQ(ExitTryAgain, 75);
 }
 
 TEST(BusErrors, AnEmptyMessageHasAFallback)
