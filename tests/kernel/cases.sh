@@ -60,12 +60,15 @@ kg_leftovers() {
 kg_case_cleanup() {
 	local left restarted
 	restarted=$(kg_ensure_guest) || true
-	# a reload only when a case left a drop-in, a unit of its own or a volume
-	# enabled for boot: under emulation it takes seconds
+	rm -f "$SYS_WORK/vm/guest/link-down"
+	# the link up again (a case may fail while it is down); a reload only when
+	# a case left a drop-in, a unit of its own or a volume enabled for boot:
+	# under emulation it takes seconds
 	# shellcheck disable=SC2016 # expanded inside
-	in_guest sh -c 'systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
+	in_guest sh -c 'ip link set eth0 up; systemctl stop "rbdv-*" >/dev/null 2>&1; rm -f /run/rbdv-*
 		set --
-		for p in /run/systemd/system/rbd-nbd@*.service.d /etc/systemd/system/rbdv-* \
+		for p in /run/systemd/system/rbd-nbd@*.service.d /etc/systemd/system/rbd-volume@*.service.d \
+			/etc/systemd/system/rbdv-* \
 			/etc/systemd/system/*.wants/rbd-volume@* /etc/systemd/system/*.wants/rbdv-*; do
 			[ ! -e "$p" ] && [ ! -L "$p" ] || set -- "$@" "$p"
 		done

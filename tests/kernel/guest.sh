@@ -6,7 +6,9 @@
 # as PID 1, so rbd-volumed, its units, rbd-nbd@ and udev run as on a host.
 #
 #   guest.sh start DIR          boot the guest kept in DIR; returns when it
-#                               runs commands (fails fast, saying why, if not)
+#                               runs commands (fails fast, saying why, if not);
+#                               with a file DIR/guest/link-down (taken at boot)
+#                               its link stays down: the cluster unreachable
 #   guest.sh net DIR            make the guest's network namespace (start
 #                               does too): a cluster can start there first
 #   guest.sh exec DIR [-i] CMD...  run CMD (argv) as root in the guest, in /,
@@ -207,7 +209,13 @@ rm -f /.dockerenv /run/.containerenv
 echo rbdv-guest >/etc/hostname
 printf '127.0.0.1 localhost\n$GUEST_ADDR rbdv-guest\n$HOST_ADDR cluster\n' >/etc/hosts
 modprobe virtio_console || echo "guest: no virtio console: the agent polls"
-modprobe virtio_net && ip link set lo up && ip addr add $GUEST_ADDR/24 dev eth0 && ip link set eth0 up ||
+link=up
+if [ -e $G/link-down ]; then
+	rm -f $G/link-down
+	link=down
+	echo "guest: eth0 stays down: the cluster is unreachable until a case brings it up"
+fi
+modprobe virtio_net && ip link set lo up && ip addr add $GUEST_ADDR/24 dev eth0 && ip link set eth0 \$link ||
 	echo "guest: no network"
 # nothing of this machine's own configuration starts: basic.target and what we add
 cat >/etc/systemd/system/kernel-suite-agent.service <<EOT
