@@ -4,7 +4,7 @@
 # volumes enabled for boot, a poweroff with writers running, a power cut. The
 # guest's root disk keeps /etc and /var across its reboots; /run does not.
 
-KG_CASES+=(life_poweroff_boot life_power_cut life_network_cut life_shutdown_cut_off)
+KG_CASES+=(life_poweroff_boot life_power_cut life_boot_cluster_away life_network_cut life_shutdown_cut_off)
 
 # life_volumes P: three volumes enabled for boot and started: Pk (krbd,
 # ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
@@ -191,6 +191,112 @@ case_life_power_cut() {
 		"kernel: $(in_guest dmesg | grep -E '(EXT4-fs|XFS) \((rbd|nbd|dm-)' | sed 's/^\[[^]]*\] //' | tr '\n' ';')"
 	life_down
 }
+
+# unit_state UNIT: "ActiveState/SubState, exit ExecMainStatus, N restarts"
+unit_state() {
+	in_guest systemctl show -p ActiveState -p SubState -p ExecMainStatus -p NRestarts "$1" |
+		awk -F= '{ v[$1] = $2 } END { printf "%s/%s, exit %s, %s restarts\n", v["ActiveState"],
+			v["SubState"], v["ExecMainStatus"], v["NRestarts"] }'
+}
+
+# waits_to_restart UNIT: its try ended with 75 for want of the cluster, and
+# its status says so (45 s: each try clears the status while it runs)
+waits_to_restart() {
+	local shown
+	shown=$(in_guest systemctl show -p SubState -p ExecMainStatus -p StatusText "$1")
+	grep -qx 'SubState=auto-restart' <<<"$shown" && grep -qx 'ExecMainStatus=75' <<<"$shown" &&
+		grep -q '^StatusText=not up: cannot reach the cluster at' <<<"$shown"
+}
+
+# all_active UNIT...: every UNIT is active (is-active's own status says "any")
+all_active() {
+	local states
+	states=$(in_guest systemctl is-active "$@") || true
+	[ -n "$states" ] && ! grep -qvx active <<<"$states"
+}
+
+# The cluster unreachable at boot (the guest's link down as it boots), a
+# krbd and an nbd volume enabled and a service that requires the first: the
+# boot ends without them, each unit waits to start again (status 75), each
+# volume says why it is not up, and the service does not start on the empty
+# directory. Once the link is up the volumes come up by themselves, their
+# units are active, and the service starts, on its volume.
+case_life_boot_cluster_away() {
+	local v finish target_at tries_ended first last started took states=""
+	in_guest modprobe rbd
+	kspec bk krbd ext4
+	kspec bn nbd xfs size=320M
+	# ordered as docs/operations.md says: it requires bk, and bk's unit starts it
+	put_file /etc/systemd/system/rbdv-needs-bk.service <<EOF
+[Unit]
+Description=an application that must never run without volume bk
+Requires=rbd-volume@bk.service
+After=rbd-volume@bk.service
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'findmnt -n -o FSTYPE --mountpoint /srv/bk >/run/rbdv-needs-bk.saw || echo none >/run/rbdv-needs-bk.saw'
+[Install]
+WantedBy=kernel-suite.target
+EOF
+	printf '[Service]\nExecStartPost=/usr/bin/systemctl start --no-block rbdv-needs-bk.service\n' |
+		put_file /etc/systemd/system/rbd-volume@bk.service.d/rbdv-needs-bk.conf
+	in_guest systemctl daemon-reload
+	in_guest systemctl enable --quiet rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service
+	start_units rbd-volume@bk.service rbd-volume@bn.service
+	wait_up 60 bk bn
+	touch "$SYS_WORK/vm/guest/link-down"
+	in_guest systemctl poweroff --no-block
+	kg_wait_off 60 >/dev/null || { kg_power_cut; fail "the guest was not off 60 s after systemctl poweroff"; }
+	kg_boot >/dev/null || fail "the guest did not boot again"
+
+	wait_for 240 boot_finished ||
+		fail "the boot did not end without the cluster: $(in_guest systemctl list-jobs --no-legend | tr '\n' ';')"
+	finish=$(in_guest systemctl show -P FinishTimestampMonotonic)
+	target_at=$(in_guest systemctl show -P ActiveEnterTimestampMonotonic remote-fs.target)
+	# both tries waited on one connect: one timeout for the boot, not one each
+	tries_ended=$(in_guest systemctl show -P ExecMainExitTimestampMonotonic rbd-volume@bk.service \
+		rbd-volume@bn.service | sort -n | tr '\n' ' ')
+	read -r first last <<<"$tries_ended"
+	((last - first < 5000000)) ||
+		fail "the first tries ended $(seconds_of "$first") and $(seconds_of "$last") s after the kernel started"
+	# a boot here takes 15 to 40 s, one try at the cluster 10 s of it (ceph-connect)
+	((target_at > 0 && target_at < 120000000)) ||
+		fail "remote-fs.target was reached $(seconds_of "$target_at") s after the kernel started"
+	for v in bk bn; do
+		wait_for 60 vol_condition "$v" Failed "cannot reach the cluster at" ||
+			fail "$v does not say why it is not up: $(vol_field "$v" phase) $(vol_field "$v" conditions)"
+		wait_for 45 waits_to_restart "rbd-volume@$v.service" ||
+			fail "rbd-volume@$v: $(unit_state "rbd-volume@$v.service");" \
+				"$(in_guest systemctl show -P StatusText "rbd-volume@$v.service")"
+		states+="rbd-volume@$v $(unit_state "rbd-volume@$v.service"); "
+	done
+	sys_log "the boot ended $(seconds_of "$finish") s after the kernel started" \
+		"(remote-fs.target at $(seconds_of "$target_at") s, the units' first tries ended at" \
+		"$(seconds_of "$first") and $(seconds_of "$last") s); $states bk: $(vol_field bk conditions)"
+	! in_guest systemctl is-active --quiet rbdv-needs-bk.service || fail "rbdv-needs-bk started without bk"
+	! in_guest test -e /run/rbdv-needs-bk.saw || fail "rbdv-needs-bk ran without bk"
+	[ -z "$(in_guest findmnt -rn -o TARGET --mountpoint /srv/bk)" ] || fail "/srv/bk is mounted"
+
+	in_guest ip link set eth0 up
+	started=$SECONDS
+	# within RestartSec (30 s) and one try, under emulation
+	wait_for 120 all_active rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service ||
+		fail "not active 120 s after the link came back: $(unit_state rbd-volume@bk.service);" \
+			"$(unit_state rbd-volume@bn.service); rbdv-needs-bk $(in_guest systemctl is-active rbdv-needs-bk.service)"
+	took=$((SECONDS - started))
+	wait_up 30 bk bn
+	[ "$(in_guest cat /run/rbdv-needs-bk.saw)" = ext4 ] ||
+		fail "rbdv-needs-bk started on /srv/bk as '$(in_guest cat /run/rbdv-needs-bk.saw)', not on the volume"
+	sys_log "the link up: the volumes, their units and rbdv-needs-bk active within $took s;" \
+		"$(unit_state rbd-volume@bk.service), $(unit_state rbd-volume@bn.service)"
+	in_guest systemctl disable --quiet rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service
+	stop_units rbdv-needs-bk.service rbd-volume@bk.service rbd-volume@bn.service
+}
+
+# The manager's startup is over (systemd's "Startup finished").
+boot_finished() { [ "$(in_guest systemctl show -P FinishTimestampMonotonic)" -gt 0 ]; }
+seconds_of() { echo "$(($1 / 1000000)).$(($1 / 100000 % 10))"; } # seconds_of USEC: "12.3"
 
 publish_mount_ids() { in_guest findmnt -rn -o ID,TARGET | grep -E ' /srv/w[kn]$' | sort | tr '\n' ' '; }
 
