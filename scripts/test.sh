@@ -79,8 +79,8 @@ phase "shellcheck" scripts/shellcheck.sh || status=1
 rm -rf "$gcc_out" "$clang_build"
 # The clang build and clang-tidy only need CPU time: they run on what the
 # gcc build and the suites leave idle (SCHED_IDLE: a suite's process that
-# wants a core gets it at once); the gcc build, then the suites one after
-# another, in the foreground at normal priority.
+# wants a core gets it at once); the gcc build, then the suites (below), at
+# normal priority.
 lane --idle clang phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang
 lane --idle tidy tidy_once_built
 phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
@@ -98,7 +98,10 @@ phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
 lane containers container_suites
 phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
 
-lane_wait clang || stop_after "the clang build"
+lane_wait clang || {
+	lane_wait containers || true # its results, not killed by the exit
+	stop_after "the clang build"
+}
 phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
 	tests/fuzz/run-spec-fuzz.sh "$clang_build" "$FUZZ_SECONDS" || status=1
 phase "ASan+UBSan: unit, integration, ceph" \
