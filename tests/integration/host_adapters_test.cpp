@@ -335,11 +335,14 @@ TEST_F(LoopFixture, LoopListingEqualsLosetups)
 	ASSERT_TRUE(readOnly) << readOnly.error().message;
 	const auto listOurs = [] {
 		std::set<std::string> lines;
-		if (auto loops = listLoops()) {
-			for (const LoopInfo &l : *loops)
-				lines.insert(l.device + " " + (l.readOnly ? "1" : "0") + " " +
-					     l.backingFile);
+		auto loops = listLoops();
+		if (!loops) { /* shown by the comparison below */
+			lines.insert("listLoops failed: " + loops.error().message);
+			return lines;
 		}
+		for (const LoopInfo &l : *loops)
+			lines.insert(l.device + " " + (l.readOnly ? "1" : "0") + " " +
+				     l.backingFile);
 		return lines;
 	};
 	/* Other suites attach loops meanwhile: compare a listing that held still around losetup's. */
@@ -355,6 +358,7 @@ TEST_F(LoopFixture, LoopListingEqualsLosetups)
 			theirs.insert(line);
 		if (listOurs() == ours)
 			break;
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	}
 	(void)detachLoop(*readOnly);
 	EXPECT_EQ(ours, theirs);

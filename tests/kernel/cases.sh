@@ -59,8 +59,8 @@ kg_leftovers() {
 # (the case fails), then removed by force so the next case starts clean.
 kg_case_cleanup() {
 	local left restarted
+	rm -f "$SYS_WORK/vm/guest/link-down" # before a guest that must start again does
 	restarted=$(kg_ensure_guest) || true
-	rm -f "$SYS_WORK/vm/guest/link-down"
 	# the link up again (a case may fail while it is down); a reload only when
 	# a case left a drop-in, a unit of its own or a volume enabled for boot:
 	# under emulation it takes seconds
