@@ -3,7 +3,7 @@
  * `rbd-volumectl is-up NAME... [--quiet]`: a script's test, as `systemctl
  * is-active` is for units. Prints each volume's phase, one a line (nothing
  * with --quiet); exits 0 when every one is up, 1 otherwise, 5 for a name
- * the daemon does not know, 3 without the daemon.
+ * the daemon does not know, 3 without the daemon, 75 when it did not answer.
  */
 #include <cstdio>
 #include <string>

@@ -239,7 +239,7 @@ ExecStart=/bin/sh -c 'findmnt -n -o FSTYPE --mountpoint /srv/bk >/run/rbdv-needs
 [Install]
 WantedBy=kernel-suite.target
 EOF
-	printf '[Service]\nExecStartPost=/usr/bin/systemctl start --no-block rbdv-needs-bk.service\n' |
+	printf '[Service]\nExecStartPost=-/usr/bin/systemctl start --no-block rbdv-needs-bk.service\n' |
 		put_file /etc/systemd/system/rbd-volume@bk.service.d/rbdv-needs-bk.conf
 	in_guest systemctl daemon-reload
 	in_guest systemctl enable --quiet rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service
