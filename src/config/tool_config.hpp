@@ -57,6 +57,13 @@ struct DriverTools {
 	std::chrono::milliseconds nbdPollInterval{ 100 };
 	/* Between tries of a krbd unmap the kernel found busy while nobody holds the device. */
 	std::chrono::milliseconds busyRetryInterval{ 1000 };
+	/*
+	 * krbd maps read-write with abort_on_full: on a full pool (or cluster)
+	 * writes fail with ENOSPC instead of waiting, unanswered, for space.
+	 * Not a setting: the host's adapters turn it on where the running
+	 * kernel knows the option (5.0 and later).
+	 */
+	bool krbdAbortOnFull = false;
 
 	bool operator==(const DriverTools &) const = default;
 };

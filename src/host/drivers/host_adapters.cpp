@@ -3,12 +3,27 @@
 
 #include <chrono>
 
+#include <sys/utsname.h>
+
 #include "common/paths.hpp"
 
 namespace rbdvolume {
 
+namespace {
+
+/* The tools as configured, with what the running kernel's krbd can do. */
+DriverTools krbdToolsOf(DriverTools tools)
+{
+	utsname host{};
+	tools.krbdAbortOnFull = uname(&host) == 0 && krbdKnowsAbortOnFull(host.release);
+	return tools;
+}
+
+} /* namespace */
+
 HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
-	: units_(config.unitTimeout), krbd_(runner_, config.driverTools, SystemRoots{}),
+	: units_(config.unitTimeout),
+	  krbd_(runner_, krbdToolsOf(config.driverTools), SystemRoots{}),
 	  nbd_(runner_, units_, config.driverTools, SystemRoots{}),
 	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
 					  config.unitTimeout, config.tools.deviceTimeout }),

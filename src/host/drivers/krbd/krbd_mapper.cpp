@@ -2,6 +2,7 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 #include <thread>
 
@@ -80,13 +81,22 @@ std::string unsupportedText(const std::string &image, const std::string &output)
 	       "`";
 }
 
+bool krbdKnowsAbortOnFull(std::string_view release)
+{
+	unsigned major = 0;
+	const auto [end, error] =
+		std::from_chars(release.data(), release.data() + release.size(), major);
+	return error == std::errc() && end != release.data() && major >= 5;
+}
+
 /*
  * No "noudev" of our own: rbd-volumed runs on the host next to udev, and
  * waiting for udev's "add" means the node and its /dev/rbd/POOL/IMAGE link
  * exist and udev's own blkid run is over when map returns, so our probe and
  * mkfs do not race it. A host without udev (a container) says "noudev" in
  * map.krbd.options. --read-only and --exclusive are applied by rbd after
- * -o, so they win over any option there.
+ * -o, so they win over any option there. abort_on_full comes last: a
+ * read-only map writes nothing, and the spec may have said it already.
  */
 Command krbdMapCommand(const DriverTools &tools, const MapRequest &request)
 {
@@ -98,9 +108,12 @@ Command krbdMapCommand(const DriverTools &tools, const MapRequest &request)
 		command.argv.emplace_back("--read-only");
 	if (request.map.exclusive)
 		command.argv.emplace_back("--exclusive");
-	if (!request.map.krbdOptions.empty()) {
+	std::vector<std::string> options = request.map.krbdOptions;
+	if (tools.krbdAbortOnFull && !request.map.readOnly && !hasOption(request, "abort_on_full"))
+		options.emplace_back("abort_on_full");
+	if (!options.empty()) {
 		command.argv.emplace_back("-o");
-		command.argv.push_back(join(request.map.krbdOptions, ','));
+		command.argv.push_back(join(options, ','));
 	}
 	command.argv.push_back(request.image.display());
 	return command;

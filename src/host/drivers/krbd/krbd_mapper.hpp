@@ -2,12 +2,17 @@
 /* The Mapper port for the kernel rbd driver: `rbd device map/unmap`, found again in sysfs. */
 #pragma once
 
+#include <string_view>
+
 #include "config/tool_config.hpp"
 #include "engine/ports.hpp"
 #include "host/command_runner.hpp"
 #include "host/mapping_discovery.hpp"
 
 namespace rbdvolume {
+
+/* Whether the kernel of this release ("6.1.0-13-amd64") knows krbd's abort_on_full. */
+bool krbdKnowsAbortOnFull(std::string_view release);
 
 /* The exact command lines, exposed so unit tests can pin them. */
 Command krbdMapCommand(const DriverTools &tools, const MapRequest &request);

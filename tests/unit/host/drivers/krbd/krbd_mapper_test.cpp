@@ -37,6 +37,39 @@ TEST(KrbdCommands, MapWithTheSpecDefaults)
 	EXPECT_EQ(command.timeout, tools.mapTimeout);
 }
 
+/* On a full pool krbd fails writes with ENOSPC rather than hold them unanswered. */
+TEST(KrbdCommands, ReadWriteMapsAbortOnFullWhereTheKernelKnowsIt)
+{
+	DriverTools tools;
+	tools.krbdAbortOnFull = true;
+	VolumeSpec spec = volumeSpec();
+	EXPECT_EQ(krbdMapCommand(tools, mapRequestOf(spec)).argv,
+		  withPrefix({ "--id", "admin", "-o", "abort_on_full", "rbd/data" }));
+	/* Once, after the spec's own options; said by the spec already, not again. */
+	spec.map.krbdOptions = { "queue_depth=128" };
+	EXPECT_EQ(
+		krbdMapCommand(tools, mapRequestOf(spec)).argv,
+		withPrefix({ "--id", "admin", "-o", "queue_depth=128,abort_on_full", "rbd/data" }));
+	spec.map.krbdOptions = { "abort_on_full", "noudev" };
+	EXPECT_EQ(krbdMapCommand(tools, mapRequestOf(spec)).argv,
+		  withPrefix({ "--id", "admin", "-o", "abort_on_full,noudev", "rbd/data" }));
+	/* A read-only map writes nothing. */
+	spec.map.krbdOptions.clear();
+	spec.map.readOnly = true;
+	EXPECT_EQ(krbdMapCommand(tools, mapRequestOf(spec)).argv,
+		  withPrefix({ "--id", "admin", "--read-only", "rbd/data" }));
+}
+
+TEST(KrbdCommands, AbortOnFullFromLinux5)
+{
+	EXPECT_TRUE(krbdKnowsAbortOnFull("6.1.0-13-amd64"));
+	EXPECT_TRUE(krbdKnowsAbortOnFull("5.0.0"));
+	EXPECT_TRUE(krbdKnowsAbortOnFull("10.2"));
+	EXPECT_FALSE(krbdKnowsAbortOnFull("4.19.0-27-amd64"));
+	EXPECT_FALSE(krbdKnowsAbortOnFull(""));
+	EXPECT_FALSE(krbdKnowsAbortOnFull("linux"));
+}
+
 TEST(KrbdCommands, KeyringOrKeyfileNeverTheKey)
 {
 	VolumeSpec spec = volumeSpec();
