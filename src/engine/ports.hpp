@@ -208,6 +208,13 @@ public:
 	/* Sets `key` in the image's metadata (the image's head, even for a snapshot spec). */
 	virtual Result<void> setMetadata(const ImageRequest &request, const std::string &key,
 					 const std::string &value) = 0;
+	/*
+	 * Why writes to the image's pool fail or wait ("the pool 'rbd' is full:
+	 * ..."), as last heard; "" when they do not, or nothing is known. Never
+	 * waits on the cluster: an observation asks it. A cluster that is not
+	 * watched knows nothing.
+	 */
+	virtual std::string poolFull(const ImageRequest & /*request*/) { return {}; }
 };
 
 /* The filesystem on a mapped device: made, checked and grown by the filesystem's tools. */

@@ -73,6 +73,14 @@ std::string rbdAdmin(const std::vector<std::string> &args)
 	return run(argv);
 }
 
+std::string cephAdmin(const std::vector<std::string> &args)
+{
+	std::vector<std::string> argv = { findTool("ceph"), "--conf", cluster().env().conf, "--id",
+					  "admin" };
+	argv.insert(argv.end(), args.begin(), args.end());
+	return run(argv);
+}
+
 std::string randomKey()
 {
 	std::string key = run({ findTool("ceph-authtool"), "--gen-print-key" });

@@ -26,6 +26,9 @@ CreateSpec createSpec(uint64_t sizeBytes, std::vector<std::string> features = {}
 /* `rbd ARGS...` as client.admin; records a test failure and returns "" when it fails. */
 std::string rbdAdmin(const std::vector<std::string> &args);
 
+/* `ceph ARGS...` as client.admin; records a test failure and returns "" when it fails. */
+std::string cephAdmin(const std::vector<std::string> &args);
+
 /* A fresh random cephx secret, as `ceph-authtool --gen-print-key` makes one. */
 std::string randomKey();
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Ceph adapter's pure parts: feature names, sizes, error words. No cluster. */
 #include <cerrno>
+#include <thread>
 
 #include <rbd/features.h>
 
@@ -8,6 +9,8 @@
 
 #include "host/ceph/ceph_errors.hpp"
 #include "host/ceph/image_features.hpp"
+#include "host/ceph/pool_fullness.hpp"
+#include "host/ceph/pool_watch.hpp"
 #include "host/ceph/size_text.hpp"
 
 namespace rbdvolume {
@@ -97,6 +100,109 @@ TEST(CephErrors, OtherErrnosKeepTheirText)
 	EXPECT_EQ(blocklisted.code, Errc::Blocklisted);
 	EXPECT_TRUE(isConnectionFault(blocklisted));
 	EXPECT_NE(blocklisted.message.find("blocklisted"), std::string::npos);
+}
+
+/* As Ceph 16's monitors answer `osd pool ls detail`. */
+constexpr std::string_view PoolList =
+	"pool 1 'device_health_metrics' replicated size 1 min_size 1 crush_rule 0 object_hash "
+	"rjenkins pg_num 1 pgp_num 1 autoscale_mode on last_change 9 flags hashpspool "
+	"stripe_width 0 pg_num_min 1 application mgr_devicehealth\n"
+	"pool 2 'rbd' replicated size 1 min_size 1 crush_rule 0 object_hash rjenkins pg_num 8 "
+	"pgp_num 8 autoscale_mode on last_change 30 lfor 0/0/28 flags "
+	"hashpspool,full,full_quota,selfmanaged_snaps max_bytes 67108864 stripe_width 0 "
+	"application rbd\n"
+	"\tremoved_snaps_queue [2~1]\n"
+	"\n"
+	"pool 3 'my pool' erasure profile default size 3 min_size 2 crush_rule 1 object_hash "
+	"rjenkins pg_num 8 pgp_num 8 last_change 31 flags hashpspool,full,ec_overwrites "
+	"stripe_width 8192 application rbd\n"
+	"pool 4 'quota-not-reached' replicated size 1 min_size 1 crush_rule 0 object_hash "
+	"rjenkins pg_num 8 pgp_num 8 last_change 32 flags hashpspool,nearfull max_bytes "
+	"1048576 stripe_width 0\n";
+
+TEST(PoolFullness, FullPoolsAndWhy)
+{
+	const std::map<std::string, std::string> full = fullPools(PoolList);
+	ASSERT_EQ(full.size(), 2U);
+	EXPECT_EQ(full.at("rbd"), "the pool 'rbd' is full: its quota of 64 MiB is reached");
+	EXPECT_EQ(full.at("my pool"), "the pool 'my pool' is full: an OSD it is stored on is full "
+				      "(`ceph health detail`)");
+}
+
+TEST(PoolFullness, NothingFullInTextOfAnotherForm)
+{
+	EXPECT_TRUE(fullPools("").empty());
+	EXPECT_TRUE(fullPools("rbd\nfull\n").empty());
+	EXPECT_TRUE(fullPools("pool 2 'rbd' flags full\n").empty()); /* no type: not a pool line */
+	EXPECT_TRUE(fullPools("pool 2 'full' replicated flags hashpspool,fullish\n").empty());
+}
+
+ClusterSpec clusterOf(std::string clientId)
+{
+	ClusterSpec cluster;
+	cluster.clientId = std::move(clientId);
+	return cluster;
+}
+
+TEST(PoolWatch, AnsweredFromTheLastRefreshOnePerCluster)
+{
+	PoolWatch watch;
+	EXPECT_FALSE(watch.watching());
+	EXPECT_EQ(watch.look(clusterOf("a"), "rbd"), ""); /* nothing heard yet */
+	EXPECT_EQ(watch.look(clusterOf("a"), "quota-not-reached"), "");
+	EXPECT_EQ(watch.look(clusterOf("b"), "rbd"), "");
+	EXPECT_TRUE(watch.watching());
+
+	std::vector<std::string> asked;
+	std::string answerA(PoolList);
+	auto ask = [&](const ClusterSpec &cluster) -> Result<std::string> {
+		asked.push_back(cluster.clientId);
+		if (cluster.clientId == "a")
+			return answerA;
+		return fail(Errc::Timeout, "no answer");
+	};
+	EXPECT_TRUE(watch.refresh(ask));
+	EXPECT_EQ(asked, (std::vector<std::string>{ "a", "b" }));
+	EXPECT_EQ(watch.look(clusterOf("a"), "rbd"),
+		  "the pool 'rbd' is full: its quota of 64 MiB is reached");
+	EXPECT_EQ(watch.look(clusterOf("a"), "quota-not-reached"), "");
+	EXPECT_EQ(watch.look(clusterOf("b"), "rbd"), ""); /* its cluster did not answer */
+
+	/* The same answer: no change. Room again: a change, and the pool is fine. */
+	EXPECT_FALSE(watch.refresh(ask));
+	answerA = "pool 2 'rbd' replicated size 1 flags hashpspool max_bytes 1073741824\n";
+	EXPECT_TRUE(watch.refresh(ask));
+	EXPECT_EQ(watch.look(clusterOf("a"), "rbd"), "");
+}
+
+TEST(PoolWatch, AnUnansweredRefreshKeepsWhatWasHeard)
+{
+	PoolWatch watch;
+	(void)watch.look(clusterOf("a"), "rbd");
+	bool answer = true;
+	auto ask = [&](const ClusterSpec &) -> Result<std::string> {
+		if (answer)
+			return std::string(PoolList);
+		return fail(Errc::Timeout, "no answer");
+	};
+	EXPECT_TRUE(watch.refresh(ask));
+	answer = false;
+	EXPECT_FALSE(watch.refresh(ask));
+	EXPECT_NE(watch.look(clusterOf("a"), "rbd"), "");
+}
+
+TEST(PoolWatch, APoolNotLookedAtIsForgotten)
+{
+	PoolWatch watch(std::chrono::seconds(0));
+	(void)watch.look(clusterOf("a"), "rbd");
+	int asked = 0;
+	std::this_thread::sleep_for(std::chrono::milliseconds(2));
+	EXPECT_FALSE(watch.refresh([&](const ClusterSpec &) -> Result<std::string> {
+		asked++;
+		return std::string(PoolList);
+	}));
+	EXPECT_EQ(asked, 0);
+	EXPECT_FALSE(watch.watching());
 }
 
 } /* namespace */

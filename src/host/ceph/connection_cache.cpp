@@ -5,8 +5,6 @@
 
 namespace rbdvolume {
 
-namespace {
-
 /* Fields joined by a byte no path, id or address contains. */
 std::string identityKey(const ClusterSpec &cluster)
 {
@@ -16,8 +14,6 @@ std::string identityKey(const ClusterSpec &cluster)
 		key += '\n' + monitor;
 	return key;
 }
-
-} /* namespace */
 
 std::shared_ptr<ConnectionCache::Slot> ConnectionCache::slotFor(const ClusterSpec &cluster)
 {

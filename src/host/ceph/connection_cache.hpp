@@ -14,6 +14,9 @@
 
 namespace rbdvolume {
 
+/* What tells one cluster identity (conf, client, key source, monitors) from another. */
+std::string identityKey(const ClusterSpec &cluster);
+
 /*
  * Connecting costs a monitor round trip and a set of messenger threads, so a
  * connection is kept per identity (conf, client, key source, monitors) and

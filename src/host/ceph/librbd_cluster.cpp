@@ -340,4 +340,26 @@ Result<void> LibrbdCluster::setMetadata(const ImageRequest &request, const std::
 	return set;
 }
 
+std::string LibrbdCluster::poolFull(const ImageRequest &request)
+{
+	if (request.readOnly)
+		return {};
+	return pools_.look(request.cluster, request.image.pool);
+}
+
+bool LibrbdCluster::refreshPools()
+{
+	return pools_.refresh([this](const ClusterSpec &cluster) -> Result<std::string> {
+		auto connection = connections_.get(cluster);
+		if (!connection)
+			return tl::make_unexpected(connection.error());
+		auto pools =
+			(*connection)
+				->monCommand(R"({"prefix": "osd pool ls", "detail": "detail"})");
+		if (!pools && isConnectionFault(pools.error()))
+			connections_.drop(cluster, *connection);
+		return pools;
+	});
+}
+
 } /* namespace rbdvolume */

@@ -6,6 +6,7 @@
 #include "host/ceph/ceph_timeouts.hpp"
 #include "host/ceph/connection_cache.hpp"
 #include "host/ceph/image_info.hpp"
+#include "host/ceph/pool_watch.hpp"
 
 namespace rbdvolume {
 
@@ -45,6 +46,15 @@ public:
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
 				 const std::string &value) override;
 
+	/* Read-write images only: what the last refreshPools() heard of their pool. */
+	std::string poolFull(const ImageRequest &request) override;
+	/*
+	 * Asks the monitors of each cluster with a pool looked at which pools
+	 * are full (bounded by the operation timeout); true when that changed.
+	 */
+	bool refreshPools();
+	bool watchingPools() { return pools_.watching(); }
+
 	/* Identities with a live connection; for tests. */
 	size_t connectionCount() const { return connections_.size(); }
 
@@ -59,6 +69,7 @@ private:
 	void settle(const ImageRequest &request, const Session &session, const Error &error);
 
 	ConnectionCache connections_;
+	PoolWatch pools_;
 };
 
 } /* namespace rbdvolume */

@@ -213,4 +213,24 @@ Result<IoCtxPtr> RadosConnection::openPool(const std::string &pool,
 	return owned;
 }
 
+Result<std::string> RadosConnection::monCommand(const std::string &command) const
+{
+	std::array<const char *, 1> argv = { command.c_str() };
+	char *out = nullptr;
+	size_t outLength = 0;
+	char *status = nullptr;
+	size_t statusLength = 0;
+	const int ret = rados_mon_command(handle_.get(), argv.data(), argv.size(), "", 0, &out,
+					  &outLength, &status, &statusLength);
+	std::string text = out ? std::string(out, outLength) : std::string();
+	const std::string said = status ? std::string(status, statusLength) : std::string();
+	rados_buffer_free(out);
+	rados_buffer_free(status);
+	if (ret < 0)
+		return tl::make_unexpected(callError(
+			ret, "monitor command " + command + (said.empty() ? "" : " (" + said + ")"),
+			context_));
+	return text;
+}
+
 } /* namespace rbdvolume */

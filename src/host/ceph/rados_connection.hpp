@@ -31,6 +31,9 @@ public:
 	/* A fresh I/O context on the pool, in the namespace ("" is the default one). */
 	Result<IoCtxPtr> openPool(const std::string &pool, const std::string &radosNamespace) const;
 
+	/* A monitor command (JSON, as `ceph` sends it): its output, bounded by rados_mon_op_timeout. */
+	Result<std::string> monCommand(const std::string &command) const;
+
 	/* For the messages of calls made through this connection. */
 	const CallContext &context() const { return context_; }
 
