@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <array>
-#include <ctime>
 #include <sstream>
 
+#include "common/clock_time.hpp"
 #include "common/fs_util.hpp"
 
 namespace rbdvolume {
@@ -22,17 +22,6 @@ constexpr size_t StatBytes = 4096;
  */
 constexpr std::array<size_t, 4> CompletedFields = { 0, 4, 11, 15 };
 constexpr size_t InFlightField = 8;
-
-std::string clockTime(std::chrono::system_clock::time_point when)
-{
-	const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
-	std::tm parts{};
-	std::array<char, 16> text{};
-	if (localtime_r(&seconds, &parts) == nullptr ||
-	    std::strftime(text.data(), text.size(), "%H:%M:%S", &parts) == 0)
-		return "?";
-	return text.data();
-}
 
 std::string blockName(const std::string &device)
 {

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* clockTime(): a moment as the host's clock shows it, for messages. */
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace rbdvolume {
+
+/* "10:02:03", local time; "?" when it cannot be told. */
+std::string clockTime(std::chrono::system_clock::time_point when);
+
+} /* namespace rbdvolume */
