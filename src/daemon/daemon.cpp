@@ -121,6 +121,8 @@ private:
 	void wakeIoCheck();
 	/* A shutdown begins: no device that gets no answer may hold it. */
 	void prepareForShutdown();
+	/* Asks the monitors which watched pools are full, when it is time and none asks now. */
+	void checkPools(uint64_t now);
 
 	/* The loop's callbacks; each source's userdata is the Daemon. */
 	static int onSignal(sd_event_source *source, const signalfd_siginfo *info, void *self);
@@ -147,6 +149,9 @@ private:
 	uint64_t resyncUsec_ = 0;
 	SourcePtr ioCheck_;
 	uint64_t ioCheckUsec_ = 0;
+	uint64_t nextPoolCheck_ = 0; /* CLOCK_MONOTONIC µs */
+	bool poolCheckRunning_ = false;
+	bool hostStopping_ = false; /* a question to a gone cluster would hold the poweroff */
 	bool watchdog_ = false;
 	bool ready_ = false;
 	bool stopping_ = false;
@@ -230,8 +235,35 @@ int Daemon::onIoCheck(sd_event_source *source, uint64_t usec, void *self)
 	}
 	if (stalls.changed())
 		daemon.reconciler_->requestSurvey();
+	daemon.checkPools(usec);
 	(void)sd_event_source_set_time(source, usec + daemon.ioCheckUsec_);
 	return 0;
+}
+
+/*
+ * Nor does anything tell a client that its pool is full. While something is
+ * mapped, the monitors are asked once per io-stall (one command per cluster)
+ * on an episode worker, since an unreachable cluster holds the question for
+ * the operation timeout; a volume whose pool turned full or back is surveyed.
+ * Once the host or the daemon stops, nobody asks.
+ */
+void Daemon::checkPools(uint64_t now)
+{
+	LibrbdCluster &cluster = host_.cluster();
+	if (poolCheckRunning_ || stopping_ || hostStopping_ || now < nextPoolCheck_ ||
+	    !cluster.watchingPools())
+		return;
+	poolCheckRunning_ = true;
+	nextPoolCheck_ = now + 2 * ioCheckUsec_;
+	WorkerPool *pool = pool_.get();
+	pool->submit([this, pool, &cluster] {
+		const bool changed = cluster.refreshPools();
+		pool->post([this, changed] {
+			poolCheckRunning_ = false;
+			if (changed && !stopping_)
+				reconciler_->requestSurvey();
+		});
+	});
 }
 
 void Daemon::wakeIoCheck()
@@ -255,6 +287,7 @@ void Daemon::wakeIoCheck()
  */
 void Daemon::prepareForShutdown()
 {
+	hostStopping_ = true;
 	log::info("the host is shutting down: a volume whose device gets no answer from the "
 		  "cluster is abandoned, not waited for");
 	/* A netlink round trip per device, each bounded: on a worker, logged on the

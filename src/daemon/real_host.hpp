@@ -16,6 +16,7 @@ public:
 	Host &host() { return adapters_.host(); }
 	GivenPassphrases &passphrases() { return adapters_.passphrases(); }
 	IoStallWatch &stalls() { return adapters_.stalls(); }
+	LibrbdCluster &cluster() { return cluster_; }
 	std::vector<NbdRequestBound> boundNbdRequests() { return adapters_.boundNbdRequests(); }
 
 private:

@@ -27,11 +27,24 @@ log::MessageId conditionId(const Condition &condition)
 		return log::ids::IoStalled;
 	if (condition.type == "Abandoned")
 		return log::ids::Abandoned;
+	if (condition.type == "PoolFull")
+		return log::ids::PoolFull;
+	if (condition.type == "FilesystemErrors")
+		return log::ids::FilesystemErrors;
 	for (std::string_view refusal : FormatRefusals) {
 		if (condition.message.starts_with(refusal))
 			return log::ids::FormatRefused;
 	}
 	return {};
+}
+
+/* The conditions of a degraded volume: each is a warning in the journal when it comes. */
+bool warned(const Condition &condition)
+{
+	constexpr std::array<std::string_view, 6> Types = {
+		"Conflict", "MapperLost", "IoStalled", "Abandoned", "PoolFull", "FilesystemErrors",
+	};
+	return std::find(Types.begin(), Types.end(), condition.type) != Types.end();
 }
 
 bool shown(const std::vector<Condition> &conditions, const Condition &condition)
@@ -68,9 +81,7 @@ std::vector<log::Line> VolumeRecord::changed(const VolumeStatus &before, const V
 	if (settled == bus::Phase::Unknown)
 		return lines;
 	for (const Condition &condition : after.conditions) {
-		if ((condition.type != "Conflict" && condition.type != "MapperLost" &&
-		     condition.type != "IoStalled" && condition.type != "Abandoned") ||
-		    shown(before.conditions, condition))
+		if (!warned(condition) || shown(before.conditions, condition))
 			continue;
 		auto fields = fieldsOf(after);
 		fields.push_back({ log::field::Condition, condition.type });

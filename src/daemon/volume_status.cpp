@@ -48,6 +48,10 @@ const char *conditionType(const Conflict &conflict)
 		return "IoStalled";
 	case ConflictKind::Abandoned:
 		return "Abandoned";
+	case ConflictKind::PoolFull:
+		return "PoolFull";
+	case ConflictKind::FilesystemErrors:
+		return "FilesystemErrors";
 	default:
 		return "Conflict";
 	}

@@ -81,6 +81,7 @@ private:
 	void staleTargets();
 	bool targetsUsable();
 	bool stagingUsable();
+	bool poolUsable();
 	bool mappingUsable();
 	/* What a probe leaves for the caller to decide; Refused once it said why. */
 	enum class Probed : uint8_t { Refused, Signature, Blank };
@@ -281,7 +282,25 @@ bool Differ::stagingUsable()
 			 readOnlyProblem("staged", staging.readOnly, spec_.readOnly()));
 		return false;
 	}
+	if (!observed_.fsErrors.empty()) {
+		/* Remounting would hide the errors from the applications that got them. */
+		conflict(ConflictKind::FilesystemErrors, staging.path,
+			 observed_.fsErrors +
+				 ": it may take no more writes (an aborted journal fails them "
+				 "all); stop what uses the volume, then take it down and up to "
+				 "check it");
+		return false;
+	}
 	return true;
+}
+
+/* A full pool is said beside any other conflict of the volume's. */
+bool Differ::poolUsable()
+{
+	if (observed_.poolFull.empty())
+		return true;
+	conflict(ConflictKind::PoolFull, device_, observed_.poolFull);
+	return false;
 }
 
 bool Differ::mappingUsable()
@@ -304,6 +323,8 @@ bool Differ::mappingUsable()
 		conflict(ConflictKind::MapperLost, device_, observed_.mapping->fault);
 		return false;
 	}
+	if (!observed_.poolFull.empty())
+		return false; /* said by poolUsable(); also why rbd-nbd's requests stall */
 	if (!observed_.mapping->stall.empty()) {
 		/* Any step would wait on it too; the kernel resumes its I/O when the cluster answers. */
 		conflict(ConflictKind::IoStalled, device_, observed_.mapping->stall);
@@ -528,8 +549,10 @@ VolumeDiff Differ::up()
 	staleTargets();
 	const size_t cleanup = result_.gaps.size();
 	const bool targetsOk = targetsUsable();
+	const bool poolOk = poolUsable();
 	const bool stagingOk = stagingUsable();
-	const bool usable = stagingOk && mappingUsable() && cryptUsable() && filesystemUsable();
+	const bool usable =
+		poolOk && stagingOk && mappingUsable() && cryptUsable() && filesystemUsable();
 	if (!targetsOk) {
 		/* Every conflict said, but no step towards a volume that cannot be published. */
 		result_.gaps.erase(result_.gaps.begin() + static_cast<std::ptrdiff_t>(cleanup),
@@ -568,11 +591,11 @@ VolumeDiff Differ::up()
 	return result_;
 }
 
-constexpr std::array<const char *, 14> ConflictNames = {
+constexpr std::array<const char *, 16> ConflictNames = {
 	"foreign-mount", "foreign-mapping", "foreign-signature", "ambivalent-probe",
 	"probe-failed",	 "lost-filesystem", "blank-no-format",	 "read-only-mismatch",
 	"mode-mismatch", "mapper-lost",	    "io-stalled",	 "unsafe-path",
-	"unknown-data",	 "abandoned",
+	"unknown-data",	 "abandoned",	    "filesystem-errors", "pool-full",
 };
 
 } /* namespace */

@@ -56,6 +56,10 @@ enum class ConflictKind : uint8_t {
 	UnknownData,	  /* no signature, but not blank: data nobody can name */
 	Abandoned,	  /* going down at shutdown, the device gets no answer: its mounts are
 			     detached and it is left mapped for the poweroff */
+	FilesystemErrors, /* our read-write filesystem recorded errors since its check: an
+			     aborted ext4 journal fails every write under a rw mount */
+	PoolFull,	  /* mapped read-write on a pool the monitors flag full: writes fail
+			     (krbd, ENOSPC) or wait (rbd-nbd, rbd-fuse) until there is room */
 };
 
 const char *conflictKindName(ConflictKind kind);

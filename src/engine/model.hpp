@@ -179,6 +179,8 @@ struct ObservedVolume {
 	std::vector<ObservedMount>
 		covered; /* our mounts on those paths, hidden under one not ours */
 	std::vector<PathRefusal> refusedPaths; /* staging path or targets still to mount on */
+	std::string poolFull;	   /* mapped read-write: why the pool takes no writes (Images) */
+	std::string fsErrors;	   /* staged read-write: the errors its filesystem recorded */
 	bool orphanMapper = false; /* our mapper process runs without a device (see Mapper) */
 	bool stagingLeft = false;  /* going down: our empty staging directory is still there */
 	Ownership owned;	   /* the record, tidied to what the host shows */

@@ -270,6 +270,8 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 	checkPaths(host, spec, observed);
 	if (!observed.mapping)
 		return observed;
+	if (!spec.readOnly() && observed.mappingIsOurs())
+		observed.poolFull = host.images.poolFull(imageRequestOf(spec));
 	const std::string &raw = observed.mapping->device;
 	std::string device = raw;
 	if (spec.encryption) {
@@ -309,6 +311,8 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 		}
 	} else {
 		observed.probe = ProbeResult{ ProbeKind::Signature, wanted, 0, 0 };
+		if (!spec.readOnly())
+			observed.fsErrors = host.probe.filesystemErrors(device);
 		if (!spec.readOnly() && spec.filesystem->grow == GrowPolicy::Auto) {
 			if (auto size = host.probe.deviceSize(device))
 				observed.fsDeviceBytes = *size;

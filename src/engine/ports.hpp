@@ -137,6 +137,12 @@ public:
 	virtual ProbeResult probe(const std::string &device) = 0;
 	/* The device's size in bytes (BLKGETSIZE64). */
 	virtual Result<uint64_t> deviceSize(const std::string &device) = 0;
+	/*
+	 * What the filesystem mounted from the device recorded of its own
+	 * errors since it was last checked ("" for none, or nothing known);
+	 * from the kernel's figures, never the device.
+	 */
+	virtual std::string filesystemErrors(const std::string & /*device*/) { return {}; }
 };
 
 /* What a pass sees of the mappers: list() and orphans() of one look. */

@@ -19,6 +19,7 @@
 #include "common/errno_text.hpp"
 #include "common/file_io.hpp"
 #include "common/unique_fd.hpp"
+#include "host/fs_error_record.hpp"
 
 namespace rbdvolume {
 
@@ -205,6 +206,11 @@ ProbeResult BlkidBlockProbe::probe(const std::string &device)
 Result<uint64_t> BlkidBlockProbe::deviceSize(const std::string &device)
 {
 	return blockDeviceSize(device);
+}
+
+std::string BlkidBlockProbe::filesystemErrors(const std::string &device)
+{
+	return ext4ErrorRecord(SystemRoots{}, device);
 }
 
 } /* namespace rbdvolume */

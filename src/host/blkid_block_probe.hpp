@@ -43,6 +43,8 @@ public:
 	ProbeResult probe(const std::string &device) override;
 	/* BLKGETSIZE64: the kernel's number, no I/O through the device. */
 	Result<uint64_t> deviceSize(const std::string &device) override;
+	/* ext4's error count in sysfs (see fs_error_record.hpp). */
+	std::string filesystemErrors(const std::string &device) override;
 
 private:
 	std::chrono::milliseconds deviceTimeout_;

@@ -19,5 +19,7 @@ inline constexpr MessageId OtherWriter = "e853801b213346cab3882bedc76b9573";
 inline constexpr MessageId Grown = "b45c7108c6bc456eae33a31cb4a3c63f";
 inline constexpr MessageId IoStalled = "4e00908bc33c4ffdb1990302e2924d6a";
 inline constexpr MessageId Abandoned = "4d0fa4fa68f54920b2f5edb50a2ae1c4";
+inline constexpr MessageId FilesystemErrors = "b3ba18373b8946adb23d1d8b131bea9b";
+inline constexpr MessageId PoolFull = "a6540b659070469585fa46a47024505f";
 
 } /* namespace rbdvolume::log::ids */

@@ -67,6 +67,16 @@ public:
 		volume_.owned.staged = ours;
 		return *this;
 	}
+	Seen &fsErrors()
+	{
+		volume_.fsErrors = "ext4 on /dev/rbd0 recorded 2 errors since its last check";
+		return *this;
+	}
+	Seen &poolFull()
+	{
+		volume_.poolFull = "the pool 'rbd' is full: its quota of 64 MiB is reached";
+		return *this;
+	}
 	Seen &target(const std::string &path, const std::string &device, bool ours = true,
 		     bool readOnly = false, std::string fsType = "ext4")
 	{
@@ -324,6 +334,56 @@ std::vector<Row> rows()
 			  .get(),
 		  { gap(G::TargetStale, "/srv/a") },
 		  { clash(K::ReadOnlyMismatch, Staging) } },
+		{ "a full pool under a volume not staged yet: no step on it",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0").probe(ProbeKind::Blank).poolFull().get(),
+		  {},
+		  { clash(K::PoolFull, "/dev/rbd0") } },
+		{ "a full pool under a foreign mount on staging: both said",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0").staged("/dev/sdb", false).poolFull().get(),
+		  {},
+		  { clash(K::PoolFull, "/dev/rbd0"), clash(K::ForeignMount, Staging) } },
+		{ "a staged ext4 that recorded errors: no step, nothing remounted",
+		  vol().target("/srv/b").build(),
+		  up,
+		  Seen().mapped("/dev/rbd0")
+			  .staged("/dev/rbd0")
+			  .fsErrors()
+			  .target("/srv/a", "/dev/rbd0")
+			  .get(),
+		  {},
+		  { clash(K::FilesystemErrors, Staging) } },
+		{ "a full pool, and the errors it left in ext4: both said",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0").staged("/dev/rbd0").fsErrors().poolFull().get(),
+		  {},
+		  { clash(K::PoolFull, "/dev/rbd0"), clash(K::FilesystemErrors, Staging) } },
+		{ "down with ext4 errors recorded: torn down as usual, the up checks it",
+		  vol().build(),
+		  down,
+		  Seen().mapped("/dev/rbd0").staged("/dev/rbd0").fsErrors().get(),
+		  { gap(G::StagingStale, Staging), gap(G::MappingStale, "/dev/rbd0") },
+		  {} },
+		{ "a full pool under a staged volume: no step, nothing unmounted",
+		  vol().build(),
+		  up,
+		  Seen().mapped("/dev/rbd0")
+			  .staged("/dev/rbd0")
+			  .target("/srv/a", "/dev/rbd0")
+			  .poolFull()
+			  .get(),
+		  {},
+		  { clash(K::PoolFull, "/dev/rbd0") } },
+		{ "a full pool going down: torn down as usual",
+		  vol().build(),
+		  down,
+		  Seen().mapped("/dev/rbd0").staged("/dev/rbd0").poolFull().get(),
+		  { gap(G::StagingStale, Staging), gap(G::MappingStale, "/dev/rbd0") },
+		  {} },
 		{ "staged as ext4, spec block",
 		  vol().block().build(),
 		  up,
@@ -507,6 +567,8 @@ TEST(Diff, ConflictKindNames)
 {
 	EXPECT_STREQ(conflictKindName(ConflictKind::ForeignMount), "foreign-mount");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ReadOnlyMismatch), "read-only-mismatch");
+	EXPECT_STREQ(conflictKindName(ConflictKind::PoolFull), "pool-full");
+	EXPECT_STREQ(conflictKindName(ConflictKind::FilesystemErrors), "filesystem-errors");
 	EXPECT_STREQ(conflictKindName(ConflictKind::ModeMismatch), "mode-mismatch");
 	EXPECT_STREQ(conflictKindName(ConflictKind::MapperLost), "mapper-lost");
 	EXPECT_STREQ(conflictKindName(ConflictKind::IoStalled), "io-stalled");
