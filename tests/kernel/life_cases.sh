@@ -4,7 +4,8 @@
 # volumes enabled for boot, a poweroff with writers running, a power cut. The
 # guest's root disk keeps /etc and /var across its reboots; /run does not.
 
-KG_CASES+=(life_poweroff_boot life_power_cut life_boot_cluster_away life_network_cut life_shutdown_cut_off)
+KG_CASES+=(life_poweroff_boot life_power_cut life_boot_cluster_away life_network_cut life_shutdown_cut_off
+	life_pool_full)
 
 # life_volumes P: three volumes enabled for boot and started: Pk (krbd,
 # ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
@@ -400,4 +401,109 @@ case_life_shutdown_cut_off() {
 	wait_up 60 sk sn
 	for v in sk sn; do acked_present "$v"; done
 	stop_units rbd-volume@sk.service rbd-volume@sn.service
+}
+
+# osd_full_ratios NEARFULL BACKFILLFULL FULL: the cluster's, each above the last as the mon wants
+osd_full_ratios() {
+	on_cluster ceph osd set-nearfull-ratio "$1" >/dev/null 2>&1 &&
+		on_cluster ceph osd set-backfillfull-ratio "$2" >/dev/null 2>&1 &&
+		on_cluster ceph osd set-full-ratio "$3" >/dev/null 2>&1
+}
+
+# start_filler NAME PATH OFLAG: 64 KiB writes of zeroes (dd oflag=OFLAG) to
+# the first 100 MiB of PATH, round and round, until /run/rbdv-fill-NAME.stop;
+# counts them, and keeps the first error dd printed in /run/rbdv-fill-NAME.error.
+start_filler() {
+	# shellcheck disable=SC2016 # expanded inside
+	in_guest systemd-run --quiet --unit="rbdv-fill-$1" /bin/bash -c '
+		i=0
+		while [ ! -e "/run/rbdv-fill-$1.stop" ] && [ $SECONDS -lt 1800 ]; do
+			if ! out=$(dd if=/dev/zero of="$2" bs=64k seek=$((i % 1600)) count=1 conv=notrunc \
+				oflag="$3" status=none 2>&1); then
+				[ -s "/run/rbdv-fill-$1.error" ] || echo "$out" >"/run/rbdv-fill-$1.error"
+				sleep 1
+				continue
+			fi
+			i=$((i + 1))
+			echo "$i" >"/run/rbdv-fill-$1.count"
+		done' filler "$@"
+	wait_for 30 in_guest test -s "/run/rbdv-fill-$1.count" || fail "the filler of $1 did not start writing"
+}
+fill_count() { in_guest cat "/run/rbdv-fill-$1.count"; }
+fill_error() { in_guest cat "/run/rbdv-fill-$1.error" 2>/dev/null; }
+fill_beyond() { [ "$(fill_count "$1")" -gt "$2" ]; } # fill_beyond NAME N: more than N written
+not_pool_full() { ! vol_condition "$1" PoolFull; }
+mount_id() { in_guest findmnt -rn -o ID --mountpoint "/srv/$1"; }
+unit_gone() { ! in_guest systemctl is-active --quiet "$1"; }
+
+# The pool turns full under a writer on a krbd and an nbd ext4 volume. The
+# suite's cluster has no ceph-mgr, which a quota needs (it is enforced from
+# the mgr's figures): the OSD is made full instead, which flags the pool
+# full as a reached quota does. Both volumes are PoolFull while it lasts.
+# krbd fails the writes with ENOSPC (abort_on_full): the writer gets that
+# or, once ext4's journal aborted, EROFS, never EIO, and the volume shows
+# FilesystemErrors; rbd-nbd's writes wait. With room again neither volume
+# is PoolFull, the nbd writer goes on with no error, and the krbd volume
+# stays degraded until a down and an up check its ext4. Nothing is
+# remounted behind the applications.
+case_life_pool_full() {
+	local v before started full_at=() count mounts
+	in_guest modprobe rbd
+	kspec fk krbd ext4
+	kspec fn nbd ext4
+	start_units rbd-volume@fk.service rbd-volume@fn.service
+	wait_up 60 fk fn
+	# shellcheck disable=SC2016 # expanded inside
+	in_guest sh -c 'grep -q abort_on_full /sys/bus/rbd/devices/*/config_info' ||
+		fail "krbd mapped fk without abort_on_full"
+	mounts=$(mount_id fk)
+	start_filler fk /srv/fk/fill direct
+	start_filler fn /srv/fn/fill direct,sync
+	touch "$SYS_WORK/vm/osd-full"
+	osd_full_ratios 0.0000001 0.0000002 0.0000003 || fail "cannot set the OSD full ratios"
+	started=$SECONDS
+	for v in fk fn; do
+		wait_for 90 vol_condition "$v" PoolFull "the pool '$CEPH_POOL' is full" ||
+			fail "$v is not PoolFull $((SECONDS - started)) s after the OSD filled: $(vol_field "$v" conditions)"
+		full_at+=("$v $((SECONDS - started)) s")
+	done
+	wait_for 60 in_guest test -s /run/rbdv-fill-fk.error ||
+		fail "fk's writes did not fail on the full pool: $(fill_count fk) writes"
+	sys_log "PoolFull after the OSD filled: ${full_at[*]}; fk's first failed write: $(fill_error fk)"
+	case $(fill_error fk) in
+	*"No space left on device"* | *"Read-only file system"*) ;;
+	*) fail "fk's write failed otherwise than with ENOSPC or EROFS: $(fill_error fk)" ;;
+	esac
+	wait_for 60 vol_condition fk FilesystemErrors "ext4 on /dev/rbd" ||
+		fail "fk's ext4 errors are not shown: $(vol_field fk conditions)"
+	before=$(fill_count fn)
+	sleep 5
+	[ "$(fill_count fn)" = "$before" ] || fail "fn's writes went on on a full pool ($before, then $(fill_count fn))"
+	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
+
+	osd_full_ratios 0.85 0.90 0.95 || fail "cannot set the OSD full ratios back"
+	rm -f "$SYS_WORK/vm/osd-full"
+	started=$SECONDS
+	wait_up 120 fn
+	sys_log "fn up $((SECONDS - started)) s after there was room; fk: $(vol_field fk phase)"
+	wait_for 60 fill_beyond fn "$before" || fail "fn's writes did not resume"
+	wait_for 30 not_pool_full fk || fail "fk is still PoolFull with room in the pool"
+	# its ext4 still fails every write: degraded until the operator acts
+	vol_condition fk FilesystemErrors || fail "fk's ext4 errors went unreported after the pool had room"
+	expect_phase fk degraded
+	[ "$(mount_id fk)" = "$mounts" ] || fail "remounted behind the application's back"
+	in_guest touch /run/rbdv-fill-fk.stop /run/rbdv-fill-fn.stop
+	for v in fk fn; do
+		wait_for 60 unit_gone "rbdv-fill-$v.service" || fail "$v's filler did not stop"
+	done
+	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
+	count=$(fill_count fn)
+	in_guest "$SYS_BINDIR/rbd-volumectl" down fk || fail "down fk failed"
+	in_guest "$SYS_BINDIR/rbd-volumectl" up fk || fail "up fk failed: $(vol_field fk conditions)"
+	wait_up 60 fk
+	! vol_condition fk FilesystemErrors || fail "fk's ext4 errors outlived its check"
+	sys_log "fk up again after down and up; its check: $(in_guest journalctl -q -o cat RBDV_VOLUME=fk RBDV_STEP=check | tail -n 1); fn wrote $count blocks"
+	in_guest dd if=/dev/zero of=/srv/fk/after bs=64k count=1 oflag=direct,sync status=none ||
+		fail "fk takes no writes after its up"
+	stop_units rbd-volume@fk.service rbd-volume@fn.service
 }
