@@ -45,6 +45,8 @@ public:
 		return fail(Errc::Internal,
 			    "a teardown does not write the metadata of " + request.image.display());
 	}
+	/* A teardown goes on whatever the pool's state. */
+	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
 };
 
 std::string conflictsText(const std::vector<Conflict> &conflicts)

@@ -142,7 +142,7 @@ public:
 	 * errors since it was last checked ("" for none, or nothing known);
 	 * from the kernel's figures, never the device.
 	 */
-	virtual std::string filesystemErrors(const std::string & /*device*/) { return {}; }
+	virtual std::string filesystemErrors(const std::string &device) = 0;
 };
 
 /* What a pass sees of the mappers: list() and orphans() of one look. */
@@ -220,7 +220,7 @@ public:
 	 * waits on the cluster: an observation asks it. A cluster that is not
 	 * watched knows nothing.
 	 */
-	virtual std::string poolFull(const ImageRequest & /*request*/) { return {}; }
+	virtual std::string poolFull(const ImageRequest &request) = 0;
 };
 
 /* The filesystem on a mapped device: made, checked and grown by the filesystem's tools. */

@@ -55,6 +55,8 @@ public:
 		metadata_[request.image.display() + "\n" + key] = value;
 		return {};
 	}
+	/* Loop files have no pool to fill. */
+	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
 
 private:
 	std::string directory_;

@@ -155,6 +155,8 @@ public:
 	bool mountPointLeft(const std::string & /*path*/) override { return false; }
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
+	/* Its filesystems record no errors. */
+	std::string filesystemErrors(const std::string & /*device*/) override { return {}; }
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const MapRequest &request) override;
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
@@ -172,6 +174,8 @@ public:
 						    const std::string &key) override;
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
 				 const std::string &value) override;
+	/* The fake cluster's pools never fill. */
+	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,

@@ -75,6 +75,8 @@ private:
 						    const std::string &key) override;
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,
 				 const std::string &value) override;
+	/* A plan is made from the host alone: nothing is known of the pool. */
+	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
 				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
