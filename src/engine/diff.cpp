@@ -323,8 +323,6 @@ bool Differ::mappingUsable()
 		conflict(ConflictKind::MapperLost, device_, observed_.mapping->fault);
 		return false;
 	}
-	if (!observed_.poolFull.empty())
-		return false; /* said by poolUsable(); also why rbd-nbd's requests stall */
 	if (!observed_.mapping->stall.empty()) {
 		/* Any step would wait on it too; the kernel resumes its I/O when the cluster answers. */
 		conflict(ConflictKind::IoStalled, device_, observed_.mapping->stall);
