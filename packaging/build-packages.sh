@@ -11,12 +11,14 @@
 #    debian/ there;
 # 2. runs `dpkg-buildpackage -us -uc -b` in it (DEB_BUILD_OPTIONS: nocheck,
 #    parallel=$(nproc), noautodbgsym; the profile nocheck);
-#    with --tests: the profile pkg.rbd-volume.werror instead: the test
-#    suites are built too, all of it with -Werror (none is run), with line
-#    tables (-g1) for Debian's full debug information (-g): the same code,
-#    a third less compile time; the tree is kept in OUTDIR/tree and its meson
-#    build directory is OUTDIR/build, for the suites to run against (CI's gcc
-#    build: scripts/test.sh);
+#    with --tests: the profiles pkg.rbd-volume.werror and
+#    pkg.rbd-volume.hostsuites instead: what the system, kernel and packages
+#    suites drive is built too (not the unit, integration and ceph suites'
+#    programs: CI runs those from its sanitized build), all of it with -Werror
+#    (none is run), with line tables (-g1) for Debian's full debug
+#    information (-g): the same code, a third less compile time; the tree is
+#    kept in OUTDIR/tree and its meson build directory is OUTDIR/build, for
+#    the suites to run against (CI's gcc build: scripts/test.sh);
 # 3. copies the .debs (rbd-volume, rbd-volume-csi) to OUTDIR, after removing
 #    the rbd-volume*.deb files already there;
 # 4. runs lintian on them: fails on an error, prints everything else
@@ -109,7 +111,8 @@ step_done
 
 profiles=nocheck what="nocheck" debug_strip="" debug_append=""
 if [ $tests = yes ]; then
-	profiles=pkg.rbd-volume.werror what="the test suites built, -Werror, -g1"
+	profiles=pkg.rbd-volume.werror,pkg.rbd-volume.hostsuites
+	what="with what the system, kernel and packages suites drive, -Werror, -g1"
 	# gcc's code does not depend on the -g level; full debug information of
 	# every test made a third of the compile time
 	debug_strip=-g debug_append=-g1
@@ -192,4 +195,4 @@ step_done
 
 echo "==> packages in $out ($(($(now) - started_all)) s in all):"
 for deb in "${debs[@]}"; do echo "    $(basename "$deb")"; done
-[ $tests = no ] || echo "    the build directory, its test suites built: $out/build"
+[ $tests = no ] || echo "    the build directory, for the system, kernel and packages suites: $out/build"

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test run, as CI does it: install, lint (clang-format, shellcheck),
 # two builds, each configuration compiled once:
-#   - gcc: the Debian packages, built with their test suites and -Werror
-#     (packaging/build-packages.sh --tests; lintian, rpmspec); every suite
-#     runs once against that build tree, so the daemon the system and kernel
-#     suites install is built as the packages ship it;
+#   - gcc: the Debian packages, -Werror, with what the system, kernel and
+#     packages suites drive (packaging/build-packages.sh --tests; lintian,
+#     rpmspec); those suites run against that build tree, so the daemon they
+#     install is built as the packages ship it;
 #   - clang: ASan+UBSan and the libFuzzer target, -Werror; clang-tidy reads
 #     its compile database; the spec parser is fuzzed; the unit, integration
-#     and ceph suites run again under the sanitizers.
+#     and ceph suites run there alone: a plain pass of them too cost more
+#     than half of the package build's compile, for no check the sanitized
+#     pass lacks.
 # Every phase is timed; the table of them comes last but one, then one line:
 # "tests: N passed, N failed, N skipped" (gtest cases counted).
 # shellcheck disable=SC2317 # its functions run through phase and lane
@@ -44,8 +46,7 @@ build_clang() {
 }
 
 # suite LOGBASE ARGS...: meson test over the gcc build, its log kept apart;
-# the packages' build built every test, and two of these run at once: no
-# ninja of their own in one build tree
+# the packages' build built what they run: no ninja of their own
 suite() {
 	local logbase=$1
 	shift
@@ -83,7 +84,7 @@ rm -rf "$gcc_out" "$clang_build"
 # normal priority.
 lane --idle clang phase "clang: ASan+UBSan, fuzzer (-Werror)" build_clang
 lane --idle tidy tidy_once_built
-phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
+phase "gcc: Debian packages (-Werror)" packaging/build-packages.sh --tests "$gcc_out" ||
 	stop_after "the gcc build"
 
 # The system suite installs the gcc build into a container, the packages test
@@ -92,11 +93,10 @@ phase "gcc: Debian packages, test suites (-Werror)" packaging/build-packages.sh 
 phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
 # What follows waits more than it computes (on containers, clusters, guests'
 # timeouts: 30-50 % CPU each), so two lines of it run side by side: the
-# containers (system suite, packages test) beside the unit, integration and
-# ceph suites, the fuzzer and the sanitized suites. Their clusters take free
+# containers (system suite, packages test) beside the fuzzer and the
+# sanitized unit, integration and ceph suites. Their clusters take free
 # ports and their loop devices are told apart by backing file.
 lane containers container_suites
-phase "gcc: unit, integration, ceph" suite testlog --no-suite system --no-suite kernel || status=1
 
 lane_wait clang || {
 	lane_wait containers || true # its results, not killed by the exit
