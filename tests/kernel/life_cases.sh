@@ -4,8 +4,7 @@
 # volumes enabled for boot, a poweroff with writers running, a power cut. The
 # guest's root disk keeps /etc and /var across its reboots; /run does not.
 
-KG_CASES+=(life_poweroff_boot life_power_cut life_boot_cluster_away life_network_cut life_shutdown_cut_off
-	life_pool_full)
+KG_CASES+=(life_poweroff_boot life_power_cut life_network_cut life_shutdown_cut_off life_pool_full)
 
 # life_volumes P: three volumes enabled for boot and started: Pk (krbd,
 # ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
@@ -216,55 +215,48 @@ all_active() {
 	[ -n "$states" ] && ! grep -qvx active <<<"$states"
 }
 
-# The cluster unreachable at boot (the guest's link down as it boots), a
-# krbd and an nbd volume enabled and a service that requires the first: the
-# boot ends without them, each unit waits to start again (status 75), each
-# volume says why it is not up, and the service does not start on the empty
-# directory. Once the link is up the volumes come up by themselves, their
-# units are active, and the service starts, on its volume.
-case_life_boot_cluster_away() {
-	local v finish target_at tries_ended first last started took states=""
-	in_guest modprobe rbd
-	kspec bk krbd ext4
-	kspec bn nbd xfs size=320M
-	# ordered as docs/operations.md says: it requires bk, and bk's unit starts it
-	put_file /etc/systemd/system/rbdv-needs-bk.service <<EOF
+# needs_volume_service NAME: rbdv-needs-NAME, an application that must never
+# run without volume NAME, ordered as docs/operations.md says (it requires
+# NAME, and NAME's unit starts it).
+needs_volume_service() {
+	put_file "/etc/systemd/system/rbdv-needs-$1.service" <<EOF
 [Unit]
-Description=an application that must never run without volume bk
-Requires=rbd-volume@bk.service
-After=rbd-volume@bk.service
+Description=an application that must never run without volume $1
+Requires=rbd-volume@$1.service
+After=rbd-volume@$1.service
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/bin/sh -c 'findmnt -n -o FSTYPE --mountpoint /srv/bk >/run/rbdv-needs-bk.saw || echo none >/run/rbdv-needs-bk.saw'
+ExecStart=/bin/sh -c 'findmnt -n -o FSTYPE --mountpoint /srv/$1 >/run/rbdv-needs-$1.saw || echo none >/run/rbdv-needs-$1.saw'
 [Install]
 WantedBy=kernel-suite.target
 EOF
-	printf '[Service]\nExecStartPost=-/usr/bin/systemctl start --no-block rbdv-needs-bk.service\n' |
-		put_file /etc/systemd/system/rbd-volume@bk.service.d/rbdv-needs-bk.conf
-	in_guest systemctl daemon-reload
-	in_guest systemctl enable --quiet rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service
-	start_units rbd-volume@bk.service rbd-volume@bn.service
-	wait_up 60 bk bn
-	touch "$SYS_WORK/vm/guest/link-down"
-	in_guest systemctl poweroff --no-block
-	kg_wait_off 60 >/dev/null || { kg_power_cut; fail "the guest was not off 60 s after systemctl poweroff"; }
-	kg_boot >/dev/null || fail "the guest did not boot again"
+	printf '[Service]\nExecStartPost=-/usr/bin/systemctl start --no-block rbdv-needs-%s.service\n' "$1" |
+		put_file "/etc/systemd/system/rbd-volume@$1.service.d/rbdv-needs-$1.conf"
+}
 
+# boot_without_cluster FIRST SECOND: the guest just booted with its link
+# down, FIRST's and SECOND's units enabled, and rbdv-needs-FIRST: the boot
+# ends without them, each unit waits to start again (status 75), each volume
+# says why it is not up, and the service does not start on the empty
+# directory. Once the link is up the volumes come up by themselves, their
+# units are active, and the service starts, on its volume.
+boot_without_cluster() {
+	local v finish target_at tries_ended first last started took states=""
 	wait_for 240 boot_finished ||
 		fail "the boot did not end without the cluster: $(in_guest systemctl list-jobs --no-legend | tr '\n' ';')"
 	finish=$(in_guest systemctl show -P FinishTimestampMonotonic)
 	target_at=$(in_guest systemctl show -P ActiveEnterTimestampMonotonic remote-fs.target)
 	# both tries waited on one connect: one timeout for the boot, not one each
-	tries_ended=$(in_guest systemctl show -P ExecMainExitTimestampMonotonic rbd-volume@bk.service \
-		rbd-volume@bn.service | sort -n | tr '\n' ' ')
+	tries_ended=$(in_guest systemctl show -P ExecMainExitTimestampMonotonic "rbd-volume@$1.service" \
+		"rbd-volume@$2.service" | sort -n | tr '\n' ' ')
 	read -r first last <<<"$tries_ended"
 	((last - first < 5000000)) ||
 		fail "the first tries ended $(seconds_of "$first") and $(seconds_of "$last") s after the kernel started"
 	# a boot here takes 15 to 40 s, one try at the cluster 10 s of it (ceph-connect)
 	((target_at > 0 && target_at < 120000000)) ||
 		fail "remote-fs.target was reached $(seconds_of "$target_at") s after the kernel started"
-	for v in bk bn; do
+	for v in "$1" "$2"; do
 		wait_for 60 vol_condition "$v" Failed "cannot reach the cluster at" ||
 			fail "$v does not say why it is not up: $(vol_field "$v" phase) $(vol_field "$v" conditions)"
 		wait_for 45 waits_to_restart "rbd-volume@$v.service" ||
@@ -274,25 +266,23 @@ EOF
 	done
 	sys_log "the boot ended $(seconds_of "$finish") s after the kernel started" \
 		"(remote-fs.target at $(seconds_of "$target_at") s, the units' first tries ended at" \
-		"$(seconds_of "$first") and $(seconds_of "$last") s); $states bk: $(vol_field bk conditions)"
-	! in_guest systemctl is-active --quiet rbdv-needs-bk.service || fail "rbdv-needs-bk started without bk"
-	! in_guest test -e /run/rbdv-needs-bk.saw || fail "rbdv-needs-bk ran without bk"
-	[ -z "$(in_guest findmnt -rn -o TARGET --mountpoint /srv/bk)" ] || fail "/srv/bk is mounted"
+		"$(seconds_of "$first") and $(seconds_of "$last") s); $states $1: $(vol_field "$1" conditions)"
+	! in_guest systemctl is-active --quiet "rbdv-needs-$1.service" || fail "rbdv-needs-$1 started without $1"
+	! in_guest test -e "/run/rbdv-needs-$1.saw" || fail "rbdv-needs-$1 ran without $1"
+	[ -z "$(in_guest findmnt -rn -o TARGET --mountpoint "/srv/$1")" ] || fail "/srv/$1 is mounted"
 
 	in_guest ip link set eth0 up
 	started=$SECONDS
 	# within RestartSec (30 s) and one try, under emulation
-	wait_for 120 all_active rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service ||
-		fail "not active 120 s after the link came back: $(unit_state rbd-volume@bk.service);" \
-			"$(unit_state rbd-volume@bn.service); rbdv-needs-bk $(in_guest systemctl is-active rbdv-needs-bk.service)"
+	wait_for 120 all_active "rbd-volume@$1.service" "rbd-volume@$2.service" "rbdv-needs-$1.service" ||
+		fail "not active 120 s after the link came back: $(unit_state "rbd-volume@$1.service");" \
+			"$(unit_state "rbd-volume@$2.service"); rbdv-needs-$1 $(in_guest systemctl is-active "rbdv-needs-$1.service")"
 	took=$((SECONDS - started))
-	wait_up 30 bk bn
-	[ "$(in_guest cat /run/rbdv-needs-bk.saw)" = ext4 ] ||
-		fail "rbdv-needs-bk started on /srv/bk as '$(in_guest cat /run/rbdv-needs-bk.saw)', not on the volume"
-	sys_log "the link up: the volumes, their units and rbdv-needs-bk active within $took s;" \
-		"$(unit_state rbd-volume@bk.service), $(unit_state rbd-volume@bn.service)"
-	in_guest systemctl disable --quiet rbd-volume@bk.service rbd-volume@bn.service rbdv-needs-bk.service
-	stop_units rbdv-needs-bk.service rbd-volume@bk.service rbd-volume@bn.service
+	wait_up 30 "$1" "$2"
+	[ "$(in_guest cat "/run/rbdv-needs-$1.saw")" = ext4 ] ||
+		fail "rbdv-needs-$1 started on /srv/$1 as '$(in_guest cat "/run/rbdv-needs-$1.saw")', not on the volume"
+	sys_log "the link up: the volumes, their units and rbdv-needs-$1 active within $took s;" \
+		"$(unit_state "rbd-volume@$1.service"), $(unit_state "rbd-volume@$2.service")"
 }
 
 # The manager's startup is over (systemd's "Startup finished").
@@ -367,20 +357,26 @@ case_life_network_cut() {
 
 # The guest's link to the cluster cut 5 s before systemctl poweroff, a
 # synchronous writer on a krbd volume mapped with osd_request_timeout and on
-# an nbd volume (io-timeout 0: it would wait for ever): the guest is off
-# within 180 s, the journal says what became of each volume, and the next
-# boot finds every write acknowledged before the cut.
+# an nbd volume (io-timeout 0: it would wait for ever), both enabled for
+# boot, and a service that requires the first: the guest is off within
+# 180 s and the journal says what became of each volume. The guest boots
+# again with its link still down (boot_without_cluster); once the link is
+# up, every write acknowledged before the cut is there.
 case_life_shutdown_cut_off() {
 	local v took lines abandoned
 	in_guest modprobe rbd
 	kspec sk krbd ext4 krbd='"osd_request_timeout=20"'
 	kspec sn nbd ext4
+	needs_volume_service sk
+	in_guest systemctl daemon-reload
+	in_guest systemctl enable --quiet rbd-volume@sk.service rbd-volume@sn.service rbdv-needs-sk.service
 	start_units rbd-volume@sk.service rbd-volume@sn.service
 	wait_up 60 sk sn
 	for v in sk sn; do start_acked_writer "$v"; done
 	sleep 3
 	in_guest ip link set eth0 down
 	sleep 5
+	touch "$SYS_WORK/vm/guest/link-down" # still down when the guest boots again
 	in_guest systemctl poweroff --no-block
 	took=$(kg_wait_off 180) || { kg_power_cut; fail "the guest was not off 180 s after systemctl poweroff"; }
 	sys_log "systemctl poweroff, the cluster cut off 5 s before: $took" \
@@ -397,10 +393,10 @@ case_life_shutdown_cut_off() {
 		grep -q "volume '$v' is down" <<<"$lines" || grep -q "volume '$v'" <<<"$abandoned" ||
 			fail "the journal does not say what became of $v at shutdown"
 	done
-	start_units rbd-volume@sk.service rbd-volume@sn.service
-	wait_up 60 sk sn
+	boot_without_cluster sk sn
 	for v in sk sn; do acked_present "$v"; done
-	stop_units rbd-volume@sk.service rbd-volume@sn.service
+	in_guest systemctl disable --quiet rbd-volume@sk.service rbd-volume@sn.service rbdv-needs-sk.service
+	stop_units rbdv-needs-sk.service rbd-volume@sk.service rbd-volume@sn.service
 }
 
 # osd_full_ratios NEARFULL BACKFILLFULL FULL: the cluster's, each above the last as the mon wants
