@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Ceph adapter's pure parts: feature names, sizes, error words. No cluster. */
 #include <cerrno>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <rbd/features.h>
 
@@ -9,6 +12,7 @@
 
 #include "host/ceph/ceph_errors.hpp"
 #include "host/ceph/image_features.hpp"
+#include "host/ceph/monitor_hosts.hpp"
 #include "host/ceph/pool_fullness.hpp"
 #include "host/ceph/pool_watch.hpp"
 #include "host/ceph/size_text.hpp"
@@ -58,6 +62,35 @@ TEST(SizeText, UsesTheLargestUnitThatDividesTheSize)
 	EXPECT_EQ(sizeText(4096), "4 KiB");
 	EXPECT_EQ(sizeText(1000), "1000 bytes");
 	EXPECT_EQ(sizeText(0), "0 bytes");
+}
+
+TEST(MonitorHosts, NamesAreFoundInEveryFormLibradosTakes)
+{
+	using Names = std::vector<std::string>;
+	EXPECT_EQ(monitorHostNames("mon1"), Names{ "mon1" });
+	EXPECT_EQ(monitorHostNames("mon1.example.com:6789,mon2:6789; mon3\tmon2"),
+		  (Names{ "mon1.example.com", "mon2", "mon3" }));
+	EXPECT_EQ(monitorHostNames("[v2:mon1:3300,v1:mon1:6789] v2:mon2:3300/0"),
+		  (Names{ "mon1", "mon2" }));
+	EXPECT_EQ(monitorHostNames("mon1,10.0.0.2:6789"), Names{ "mon1" });
+}
+
+TEST(MonitorHosts, AddressesAreNotNames)
+{
+	EXPECT_TRUE(monitorHostNames("10.0.0.1").empty());
+	EXPECT_TRUE(monitorHostNames("10.0.0.1:6789, 10.0.0.2").empty());
+	EXPECT_TRUE(monitorHostNames("[v2:10.0.0.1:3300,v1:10.0.0.1:6789]").empty());
+	EXPECT_TRUE(monitorHostNames("[v2:10.0.0.1:3300/0,v1:10.0.0.1:6789/0]").empty());
+	EXPECT_TRUE(monitorHostNames("[::1]:6789,::1,fd00::2").empty());
+	EXPECT_TRUE(monitorHostNames("[v2:[::1]:3300,v1:[::1]:6789]").empty());
+	EXPECT_TRUE(monitorHostNames("").empty());
+}
+
+/* No lookup here (a name that does not resolve: the ceph suite's CephConnection). */
+TEST(MonitorHosts, AddressesAndNamesThatResolveAreNotReported)
+{
+	EXPECT_EQ(unresolvedMonitor("127.0.0.1:6789,[::1]:6789"), std::nullopt);
+	EXPECT_EQ(unresolvedMonitor("localhost:6789"), std::nullopt); /* /etc/hosts */
 }
 
 TEST(CephErrors, TimeoutsNameTheMonitorsAndTheBound)

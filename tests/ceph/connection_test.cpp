@@ -128,6 +128,29 @@ TEST(CephConnection, UnreachableMonitorsTimeOutWithinTheBoundAndAreRetried)
 }
 
 /*
+ * A monitor named by a host name that does not resolve (a boot before DNS):
+ * librados refuses the list with EINVAL, as it would a bad key; the error
+ * names the host and is a cluster not reachable yet (rbd-volumectl: 75).
+ */
+TEST(CephConnection, AMonitorNameThatDoesNotResolveIsAClusterNotReachableYet)
+{
+	LibrbdCluster ceph(CephTimeouts{ seconds(3), seconds(5) });
+	VolumeSpec spec = specFor(uniqueImageName("noname"), createSpec(8 * MiB));
+	spec.cluster.monitors = { "v2:" + cluster().env().monHost, "mon.rbdv-test.invalid:6789" };
+	auto result = ceph.ensureImage(imageRequestOf(spec));
+	ASSERT_FALSE(result);
+	EXPECT_EQ(result.error().code, Errc::Timeout) << result.error().message;
+	/* then getaddrinfo's reason: "Name or service not known" with a resolver to ask */
+	const std::string &message = result.error().message;
+	EXPECT_EQ(message.rfind("cannot reach the cluster at ", 0), 0U) << message;
+	EXPECT_NE(message.find(": the monitor host name mon.rbdv-test.invalid does not resolve: "),
+		  std::string::npos)
+		<< message;
+	EXPECT_TRUE(message.ends_with(" (connecting as client.test)")) << message;
+	EXPECT_EQ(ceph.connectionCount(), 0U);
+}
+
+/*
  * The cluster unreachable (a boot before the network): volumes that wait on
  * one connect share its failure, one timeout in all, not one each in turn.
  */

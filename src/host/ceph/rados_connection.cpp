@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/errno_text.hpp"
+#include "host/ceph/monitor_hosts.hpp"
 
 namespace rbdvolume {
 
@@ -163,6 +164,14 @@ Error connectError(int ret, const ClusterSpec &cluster, const CallContext &conte
 		return { Errc::NotFound,
 			 "cannot connect" + as + ": no key for it in " + keySource(cluster), err };
 	case EINVAL:
+		/* A name that does not resolve yet is a cluster not reachable yet: try again. */
+		if (auto host = unresolvedMonitor(context.monitors))
+			return { Errc::Timeout,
+				 "cannot reach the cluster at " + context.monitors +
+					 ": the monitor host name " + host->name +
+					 " does not resolve: " + host->reason + " (connecting" +
+					 as + ")",
+				 err };
 		return { Errc::InvalidArgument,
 			 "cannot connect" + as + ": " + errnoText(err) + " (is the key in " +
 				 keySource(cluster) + " valid?)",
