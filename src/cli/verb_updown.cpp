@@ -17,6 +17,7 @@
 #include "cli/unit_progress.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
+#include "cli/waiting_unit.hpp"
 
 namespace rbdvolume::cli {
 
@@ -140,6 +141,20 @@ void tellSystemdWhyNot(const Error &error)
 	(void)sd_notifyf(0, "STATUS=not up: %s", text.c_str());
 }
 
+/* rbd-volume@NAME.service waiting to bring NAME up again: stopped, and said so. */
+Result<void> cancelWaitingUnit(const std::string &name)
+{
+	auto stopped = stopWaitingUnit(name);
+	if (!stopped)
+		return tl::make_unexpected(stopped.error());
+	if (*stopped)
+		std::fprintf(stderr,
+			     "rbd-volumectl: stopped rbd-volume@%s.service, which waited to start "
+			     "again and would have brought %s up\n",
+			     name.c_str(), name.c_str());
+	return {};
+}
+
 /* `verb` is "up" or "down"; `member` the Manager method it calls. */
 int runVerb(std::string_view verb, const char *member, std::span<const std::string_view> args)
 {
@@ -171,7 +186,12 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 	int status = ExitOk;
 	for (const std::string &name : *names) {
 		settings.volume = name;
-		const Result<void> done = setIntent(member, name, options->wait, settings);
+		/* Before the down, and after it too: a try that ran meanwhile may wait to restart now. */
+		Result<void> done = verb == "down" ? cancelWaitingUnit(name) : Result<void>{};
+		if (done)
+			done = setIntent(member, name, options->wait, settings);
+		if (done && verb == "down")
+			done = cancelWaitingUnit(name);
 		if (!done) {
 			if (options->wait && verb == "up" && names->size() == 1)
 				tellSystemdWhyNot(done.error());

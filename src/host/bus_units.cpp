@@ -266,4 +266,13 @@ Result<std::string> BusUnits::result(const std::string &templateName, const std:
 			    ServiceInterface);
 }
 
+Result<std::string> BusUnits::subState(const std::string &templateName, const std::string &instance)
+{
+	const auto timeout = std::min<std::chrono::milliseconds>(timeout_, StateTimeout);
+	auto bus = connect(address_, busClient_, Clock::now() + timeout);
+	if (!bus)
+		return tl::make_unexpected(bus.error());
+	return unitProperty(bus->get(), unitName(templateName, instance), "SubState");
+}
+
 } /* namespace rbdvolume */

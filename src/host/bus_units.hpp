@@ -43,6 +43,8 @@ public:
 					const std::string &instance) override;
 	Result<std::string> result(const std::string &templateName,
 				   const std::string &instance) override;
+	/* Its SubState: "auto-restart" while it waits out RestartSec= to start again. */
+	Result<std::string> subState(const std::string &templateName, const std::string &instance);
 
 private:
 	Result<void> runJob(const char *method, const std::string &unit,

@@ -19,6 +19,7 @@ SYS_CASES=(
 	monitor_follows_phases
 	metrics_for_node_exporter
 	invalid_spec_reported
+	down_stops_waiting_unit
 	shutdown_clean
 )
 
@@ -534,6 +535,29 @@ EOF
 }
 
 bad_reported() { vol_phase_is bad invalid && vol_condition bad SpecInvalid "$1"; }
+
+# rbd-volumectl down while rbd-volume@NAME waits to start again (its try
+# found no cluster: exit 75, and Restart= starts it again 30 s later): the
+# down stops the unit, says so, and no later start brings the volume up.
+case_down_stops_waiting_unit() {
+	local out
+	write_spec away
+	# a monitor nobody serves: the try ends with 75 after the connect timeout
+	in_ct sed -i 's|^\[cluster\]$|[cluster]\nmonitors = ["127.0.0.1:9"]|' /etc/rbd-volume/volumes/away.toml
+	wait_for 10 ctl status away || fail "rbd-volumed did not pick up the spec of away within 10 s"
+	! on_node systemctl start rbd-volume@away.service 2>/dev/null || fail "rbd-volume@away started without a cluster"
+	wait_for 30 unit_in_sub_state rbd-volume@away.service auto-restart ||
+		fail "rbd-volume@away does not wait to start again: $(unit_prop rbd-volume@away.service SubState)," \
+			"exit $(unit_prop rbd-volume@away.service ExecMainStatus)"
+	out=$(ctl down away 2>&1) || fail "rbd-volumectl down away: $out"
+	grep -qF "stopped rbd-volume@away.service, which waited to start again" <<<"$out" ||
+		fail "the down did not say it stopped the waiting unit: $out"
+	[ "$(unit_prop rbd-volume@away.service SubState)" = dead ] ||
+		fail "rbd-volume@away is $(unit_prop rbd-volume@away.service SubState) after the down"
+	expect_phase away down
+}
+
+unit_in_sub_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_sub_state UNIT STATE
 
 # A poweroff with a volume up and unsynced data: rbd-volume@ brings the volume
 # down while the daemon, the network and the mapper still run (the mapper
