@@ -13,26 +13,21 @@ namespace rbdvolume {
 
 namespace {
 
-bool startsWith(std::string_view text, std::string_view prefix)
-{
-	return text.substr(0, prefix.size()) == prefix;
-}
-
 /* The host part of one address: "v2:10.0.0.1:3300" is 10.0.0.1, "[::1]:6789" is ::1. */
 std::string_view hostOf(std::string_view address)
 {
 	constexpr std::array<std::string_view, 3> Protocols = { "v1:", "v2:", "any:" };
 	/* "[v2:...": the opening of an address vector, not an IPv6 address's bracket */
-	if (startsWith(address, "[") &&
+	if (address.starts_with('[') &&
 	    std::any_of(Protocols.begin(), Protocols.end(), [&](std::string_view protocol) {
-		    return startsWith(address.substr(1), protocol);
+		    return address.substr(1).starts_with(protocol);
 	    }))
 		address.remove_prefix(1);
 	for (const std::string_view protocol : Protocols)
-		if (startsWith(address, protocol))
+		if (address.starts_with(protocol))
 			address.remove_prefix(protocol.size());
 	address = address.substr(0, address.find('/')); /* a nonce */
-	if (startsWith(address, "["))
+	if (address.starts_with('['))
 		return address.substr(1, address.find(']') - 1);
 	if (!address.empty() && address.back() == ']') /* the vector's closing */
 		address.remove_suffix(1);
