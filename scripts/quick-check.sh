@@ -11,7 +11,9 @@
 #      CI always runs it);
 #   3. the layering check (scripts/check-layers.py over src/);
 #   4. an incremental debug build of BUILD_DIR (meson setup on the first run);
-#   5. the unit suite, then the gtest cases it skipped, each with its reason.
+#   5. the unit suite, then the gtest cases it skipped, each with its reason;
+#   6. clang-tidy 22 on the changed .cpp files, its analyzer in deep mode for
+#      src/ (CI lints every file, the analyzer shallow: scripts/clang-tidy.sh).
 #
 # Every step runs even when one before it failed (the tests not when the
 # build failed); exits 1 when any step failed. The base is $RBDV_BASE if set,
@@ -107,6 +109,21 @@ if [ "$built" = yes ]; then
 	python3 scripts/test-summary.py --list-skipped "$build" || true
 else
 	echo "SKIPPED: the build failed"
+fi
+
+section "clang-tidy, analyzer deep (changed .cpp files)"
+tidy=()
+for f in "${cpp[@]}"; do
+	[[ $f == *.cpp ]] && tidy+=("$f")
+done
+if ! command -v clang-tidy-22 >/dev/null; then
+	echo "SKIPPED: clang-tidy-22 is not installed (scripts/install-deps.sh; CI runs it)"
+elif [ ${#tidy[@]} -eq 0 ]; then
+	echo "no .cpp file changed"
+elif [ "$built" != yes ]; then
+	echo "SKIPPED: the build failed (clang-tidy reads its generated headers)"
+else
+	scripts/clang-tidy.sh --deep "$build" "${tidy[@]}" || step_failed "clang-tidy"
 fi
 
 elapsed=$((SECONDS - started))
