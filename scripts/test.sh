@@ -27,10 +27,6 @@ status=0
 
 export RBDV_REQUIRE_INTEGRATION=1 RBDV_REQUIRE_CEPH=1 RBDV_REQUIRE_SYSTEM=1 RBDV_REQUIRE_KERNEL=1
 export RBDV_REQUIRE_PACKAGES=1 RBDV_DEBS_DIR=$PWD/$gcc_out
-# The kernel suite's stage_times is a figure: here one timed round after the
-# first shows each driver staging and unstaging twice; its medians come from
-# runs by hand, with the default five rounds (docs/performance.md).
-export RBDV_KERNEL_ROUNDS=${RBDV_KERNEL_ROUNDS:-1}
 
 check_format() {
 	local sources

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
-# figures.sh: the kernel suite's figures (see cases.sh): stage_times runs with
-# every case; those in KG_FIGURES only when named.
+# figures.sh: the kernel suite's figures (see cases.sh), run only when named:
+# they measure, and the cases already show that each step works.
 
 # --- figures ---------------------------------------------------------------------------------
 
@@ -9,7 +9,7 @@
 # unstage (stop) per driver, the drivers taken in turn round by round so the
 # machine's load falls on all alike; after one round that creates and formats.
 # Figures of an emulated CPU (qemu TCG): compare drivers, not hosts.
-KG_CASES+=(stage_times)
+KG_FIGURES+=(stage_times)
 case_stage_times() {
 	local driver round started staged rounds=${RBDV_KERNEL_ROUNDS:-5}
 	local drivers=(krbd nbd fuse)

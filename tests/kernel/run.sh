@@ -9,7 +9,8 @@
 #
 #   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
 #
-# A figure (KG_FIGURES in figures.sh: many_volumes) runs only when named.
+# A figure (KG_FIGURES in figures.sh: stage_times, many_volumes) runs only
+# when named.
 #
 # Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
 # starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
