@@ -57,6 +57,22 @@ container_suites() {
 	return "$rc"
 }
 
+# The fuzzer, then the sanitized unit, integration and ceph suites, once the
+# clang build is there; each waits more than it computes.
+sanitized_suites() {
+	local rc=0
+	lane_await clang || {
+		echo "the fuzzer and the sanitized suites: not run, the clang build failed" >&2
+		return 1
+	}
+	phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
+		tests/fuzz/run-spec-fuzz.sh "$clang_build" "$FUZZ_SECONDS" || rc=1
+	phase "ASan+UBSan: unit, integration, ceph" \
+		meson test -C "$clang_build" --setup sanitize --no-suite system --no-suite kernel \
+		--print-errorlogs --num-processes "$(nproc)" || rc=1
+	return "$rc"
+}
+
 tidy_once_built() {
 	lane_await clang || { echo "clang-tidy: not run, the clang build failed" >&2; return 1; }
 	phase "clang-tidy (src/, tests/)" scripts/clang-tidy.sh "$clang_build"
@@ -85,25 +101,19 @@ phase "gcc: Debian packages (-Werror)" packaging/build-packages.sh --tests "$gcc
 
 # The system suite installs the gcc build into a container, the packages test
 # its .debs; the kernel suite installs it into a guest kernel: once, from the
-# gcc build (under emulation a sanitized daemon would only be slower).
-phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
-# What follows waits more than it computes (on containers, clusters, guests'
-# timeouts: 30-50 % CPU each), so two lines of it run side by side: the
-# containers (system suite, packages test) beside the fuzzer and the
-# sanitized unit, integration and ceph suites. Their clusters take free
-# ports and their loop devices are told apart by backing file.
+# gcc build (under emulation a sanitized daemon would only be slower). The
+# kernel suite is the run's longest chain; everything else runs beside it, in
+# lanes: the containers (system suite, packages test) and the sanitized
+# suites wait more than they compute (30-50 % CPU each), and the clang build
+# and clang-tidy take what CPU time is left. Their clusters take free ports,
+# their loop devices are told apart by backing file, and the guest's cluster
+# lives in a network namespace of its own.
 lane containers container_suites
-
-lane_wait clang || {
-	lane_wait containers || true # its results, not killed by the exit
-	stop_after "the clang build"
-}
-phase "fuzzing the spec parser (${FUZZ_SECONDS} s)" \
-	tests/fuzz/run-spec-fuzz.sh "$clang_build" "$FUZZ_SECONDS" || status=1
-phase "ASan+UBSan: unit, integration, ceph" \
-	meson test -C "$clang_build" --setup sanitize --no-suite system --no-suite kernel \
-	--print-errorlogs --num-processes "$(nproc)" || status=1
+lane sanitized sanitized_suites
+phase "gcc: kernel suite" suite testlog-kernel kernel || status=1
 lane_wait containers || status=1
+lane_wait sanitized || status=1
+lane_wait clang || status=1
 lane_wait tidy || status=1
 
 phase_table
