@@ -286,9 +286,8 @@ bool Differ::stagingUsable()
 		/* Remounting would hide the errors from the applications that got them. */
 		conflict(ConflictKind::FilesystemErrors, staging.path,
 			 observed_.fsErrors +
-				 ": it may take no more writes (an aborted journal fails them "
-				 "all); stop what uses the volume, then take it down and up to "
-				 "check it");
+				 ": it may take no more writes; stop what uses the volume, then "
+				 "take it down and up to check it");
 		return false;
 	}
 	return true;

@@ -312,7 +312,8 @@ Result<ObservedVolume> observeVolume(Host &host, const HostSnapshot &snapshot,
 	} else {
 		observed.probe = ProbeResult{ ProbeKind::Signature, wanted, 0, 0 };
 		if (!spec.readOnly())
-			observed.fsErrors = host.probe.filesystemErrors(device);
+			observed.fsErrors =
+				host.probe.filesystemErrors(device, wanted, observed.staging->path);
 		if (!spec.readOnly() && spec.filesystem->grow == GrowPolicy::Auto) {
 			if (auto size = host.probe.deviceSize(device))
 				observed.fsDeviceBytes = *size;

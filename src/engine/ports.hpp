@@ -138,11 +138,13 @@ public:
 	/* The device's size in bytes (BLKGETSIZE64). */
 	virtual Result<uint64_t> deviceSize(const std::string &device) = 0;
 	/*
-	 * What the filesystem mounted from the device recorded of its own
-	 * errors since it was last checked ("" for none, or nothing known);
-	 * from the kernel's figures, never the device.
+	 * What the filesystem of type fsType, mounted from the device at
+	 * mountPath, says of its own errors since it was last checked or
+	 * mounted ("" for none, or nothing known); from the kernel, never the
+	 * device.
 	 */
-	virtual std::string filesystemErrors(const std::string &device) = 0;
+	virtual std::string filesystemErrors(const std::string &device, const std::string &fsType,
+					     const std::string &mountPath) = 0;
 };
 
 /* What a pass sees of the mappers: list() and orphans() of one look. */

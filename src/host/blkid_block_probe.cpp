@@ -208,9 +208,20 @@ Result<uint64_t> BlkidBlockProbe::deviceSize(const std::string &device)
 	return blockDeviceSize(device);
 }
 
-std::string BlkidBlockProbe::filesystemErrors(const std::string &device)
+std::string BlkidBlockProbe::filesystemErrors(const std::string &device, const std::string &fsType,
+					      const std::string &mountPath)
 {
-	return ext4ErrorRecord(SystemRoots{}, device);
+	if (fsType == "ext4")
+		return ext4ErrorRecord(SystemRoots{}, device);
+	if (fsType != "xfs")
+		return {};
+	/* xfs answers from memory; bounded all the same, as every look at a mount is. */
+	auto record = boundedCall<std::string>(
+		"stat " + mountPath, deviceTimeout_, "looking at " + mountPath,
+		[device, mountPath] {
+			return Result<std::string>(xfsShutdownRecord(device, mountPath));
+		});
+	return record ? *record : std::string();
 }
 
 } /* namespace rbdvolume */

@@ -43,8 +43,9 @@ public:
 	ProbeResult probe(const std::string &device) override;
 	/* BLKGETSIZE64: the kernel's number, no I/O through the device. */
 	Result<uint64_t> deviceSize(const std::string &device) override;
-	/* ext4's error count in sysfs (see fs_error_record.hpp). */
-	std::string filesystemErrors(const std::string &device) override;
+	/* ext4's error count in sysfs, an xfs shut down (see fs_error_record.hpp). */
+	std::string filesystemErrors(const std::string &device, const std::string &fsType,
+				     const std::string &mountPath) override;
 
 private:
 	std::chrono::milliseconds deviceTimeout_;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/fs_error_record.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <filesystem>
+
+#include <sys/stat.h>
 
 #include "common/clock_time.hpp"
 #include "common/file_io.hpp"
@@ -49,6 +52,16 @@ std::string ext4ErrorRecord(const SystemRoots &roots, const std::string &device)
 		text += ", the last at " + clockTime(when);
 	}
 	return text;
+}
+
+std::string xfsShutdownRecord(const std::string &device, const std::string &mountPath)
+{
+	struct stat root = {};
+	if (::lstat(mountPath.c_str(), &root) == 0 || errno != EIO)
+		return {};
+	return "xfs on " + device +
+	       " is shut down: the kernel stopped it after an error, and it fails every read "
+	       "and write until it is unmounted";
 }
 
 } /* namespace rbdvolume */

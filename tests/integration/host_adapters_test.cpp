@@ -301,6 +301,65 @@ TEST_F(LoopFixture, ProbeSeesBlankThenFilesystem)
 	EXPECT_EQ(notBlock.error().code, Errc::InvalidArgument);
 }
 
+/*
+ * A mounted filesystem's own errors, from the kernel and never the device:
+ * an xfs that shut itself down (xfs_io's shutdown, as after a failed log
+ * write), an ext4's count of recorded errors (sysfs' trigger_fs_error).
+ */
+TEST_F(LoopFixture, AnXfsShutDownIsHeardAndUnmounted)
+{
+	BlkidBlockProbe probe;
+	LibmountMounter mounter;
+	const std::string target = dir_ + "/mnt";
+	const std::string bound = dir_ + "/bind";
+	runOk({ "/usr/sbin/mkfs.xfs", "-q", device_ });
+	MountRequest xfs = request(target);
+	xfs.fsType = "xfs";
+	ASSERT_TRUE(mounter.mount(xfs));
+	MountRequest bind = request(bound);
+	bind.source = target;
+	bind.fsType.clear();
+	ASSERT_TRUE(mounter.bind(bind));
+	EXPECT_EQ(probe.filesystemErrors(device_, "xfs", target), "");
+	runOk({ "/usr/sbin/xfs_io", "-x", "-c", "shutdown", target });
+	EXPECT_EQ(probe.filesystemErrors(device_, "xfs", target),
+		  "xfs on " + device_ +
+			  " is shut down: the kernel stopped it after an error, and it fails every "
+			  "read and write until it is unmounted");
+	EXPECT_EQ(probe.filesystemErrors(device_, "ext4", target), "") << "no ext4 there";
+	/* It answers a stat of its root with EIO: unmounted all the same, bind and all. */
+	for (const std::string &path : { bound, target }) {
+		auto unmounted = mounter.unmount(path);
+		ASSERT_TRUE(unmounted) << unmounted.error().message;
+		EXPECT_EQ(*unmounted, Change::Changed) << path;
+		auto entry = visibleMount(path);
+		ASSERT_TRUE(entry);
+		EXPECT_FALSE(*entry) << path << " is still mounted";
+	}
+}
+
+TEST_F(LoopFixture, ProbeHearsAnExt4sErrors)
+{
+	BlkidBlockProbe probe;
+	LibmountMounter mounter;
+	const std::string target = dir_ + "/mnt";
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });
+	ASSERT_TRUE(mounter.mount(request(target)));
+	EXPECT_EQ(probe.filesystemErrors(device_, "ext4", target), "");
+	const std::string name = device_.substr(device_.rfind('/') + 1);
+	shellOk("echo rbdv-test >/sys/fs/ext4/" + name + "/trigger_fs_error");
+	/* ext4 updates the count its sysfs shows from a work item */
+	const std::string said = "ext4 on " + device_ + " recorded 1 error since its last check";
+	std::string record;
+	for (int i = 0; i < 50 && record.empty(); ++i) {
+		record = probe.filesystemErrors(device_, "ext4", target);
+		if (record.empty())
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	EXPECT_EQ(record.substr(0, said.size()), said) << record;
+	EXPECT_EQ(probe.filesystemErrors(device_, "xfs", target), "") << "no xfs there";
+}
+
 TEST_F(LoopFixture, ProbeCallsTwoSuperblocksAmbivalent)
 {
 	runOk({ "/usr/sbin/mkfs.ext4", "-q", device_ });

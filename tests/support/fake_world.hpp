@@ -156,7 +156,11 @@ public:
 	ProbeResult probe(const std::string &device) override;
 	Result<uint64_t> deviceSize(const std::string &device) override;
 	/* Its filesystems record no errors. */
-	std::string filesystemErrors(const std::string & /*device*/) override { return {}; }
+	std::string filesystemErrors(const std::string & /*device*/, const std::string & /*fsType*/,
+				     const std::string & /*mountPath*/) override
+	{
+		return {};
+	}
 	Result<std::vector<MappedImage>> list() override;
 	Result<std::string> map(const MapRequest &request) override;
 	Result<Change> unmap(const MapRequest &request, const std::string &device) override;
