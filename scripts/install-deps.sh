@@ -20,7 +20,7 @@ packages=(
 	# the system suite and the demo: systemd booted in systemd-nspawn
 	systemd-container
 	# Ceph: the librbd adapter, and a throw-away test cluster with rbd-fuse
-	librados-dev librbd-dev ceph-mon ceph-osd ceph-common rbd-fuse iproute2
+	librados-dev librbd-dev ceph-mon ceph-osd ceph-mgr ceph-common rbd-fuse iproute2
 	# the kernel suite: Debian's kernel under qemu (software emulation), its
 	# modules found with kmod, the rbd-nbd driver; the kernel, busybox-static
 	# and udev are fetched by name (apt-get download) when it first runs

@@ -8,13 +8,18 @@
 #   test-cluster.sh stop DIR     stop the daemons started from DIR (always safe)
 #   test-cluster.sh env DIR      print the KEY=VALUE environment again
 #   test-cluster.sh status DIR   which daemons run, and the cluster's health
+#   test-cluster.sh mgr DIR      start a ceph-mgr (mgr.x) beside the running cluster;
+#                                stop stops it with the rest
 #   test-cluster.sh purge DIR    stop, then delete DIR (only a DIR this script made)
 #
 # One ceph-mon (mon.a) and one memstore ceph-osd (osd.0), cephx on everywhere,
 # pool "rbd" initialised for RBD, and a restricted client.test (caps: profile
-# rbd) with a keyring and a bare key file. Everything -- config, keys, stores,
+# rbd) with a keyring and a bare key file. No ceph-mgr unless asked: only a
+# pool quota needs one (the mon enforces it from the mgr's figures), and it
+# costs a python interpreter's CPU. Everything -- config, keys, stores,
 # logs, admin sockets, pid files -- lives under DIR; nothing under /etc or /var.
-# Needs root and (Debian) ceph-mon ceph-osd ceph-common. No systemd, no network.
+# Needs root and (Debian) ceph-mon ceph-osd ceph-common (ceph-mgr for 'mgr').
+# No systemd, no network.
 #
 # Knobs (environment; address and ports are fixed when DIR is first created):
 #   RBDV_CEPH_ADDR=127.0.0.1     the IPv4 address mon and OSD bind to and advertise;
@@ -49,13 +54,13 @@ die() {
 }
 
 usage() {
-	sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 [ $# -eq 2 ] || usage
 cmd=$1
-case $cmd in start | stop | env | status | purge) ;; *) usage ;; esac
+case $cmd in start | stop | env | status | purge | mgr) ;; *) usage ;; esac
 case $2 in /*) ;; *) die "DIR must be an absolute path, got '$2'" ;; esac
 
 DIR=${2%/}
@@ -218,6 +223,12 @@ keyring = $DIR/mon/a/keyring
 [osd.0]
 osd data = $DIR/osd/0
 keyring = $DIR/osd/0/keyring
+[mgr.x]
+mgr data = $DIR/mgr/x
+keyring = $DIR/mgr/x/keyring
+# the modules it cannot run without, nothing more; figures every 2 s
+mgr initial modules =
+mgr stats period = 2
 [client]
 # test programs load librados many times over: no sockets, no log files
 admin socket =
@@ -370,9 +381,30 @@ cmd_start() {
 	print_env | tee "$DIR/env"
 }
 
+mgr_available() { ceph_admin mgr stat 2>/dev/null | grep -q '"available": true'; }
+
+cmd_mgr() {
+	[ -f "$CONF" ] || die "no test cluster in $DIR"
+	command -v ceph-mgr >/dev/null || die "ceph-mgr not found (Debian: apt-get install ceph-mgr)"
+	lock_dir
+	daemon_pid mon.a >/dev/null || die "the cluster in $DIR is not running ('start' first)"
+	if ! daemon_pid mgr.x >/dev/null; then
+		mkdir -p "$DIR/mgr/x"
+		[ -s "$DIR/mgr/x/keyring" ] ||
+			ceph_admin auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' \
+				-o "$DIR/mgr/x/keyring" >>"$LOG/mkfs.log" 2>&1 ||
+			die "cannot make mgr.x's key (see $LOG/mkfs.log)"
+		spawn_daemon ceph-mgr --conf "$CONF" -i x ||
+			die "ceph-mgr did not start (see $LOG/ceph-mgr.x.log)"
+	fi
+	wait_for "ceph-mgr to be available" mgr.x mgr_available
+	say "mgr.x available in $(($(date +%s) - started_at))s"
+}
+
 cmd_stop() {
 	[ -f "$DIR/$MARKER" ] || return 0
 	lock_dir
+	stop_daemon mgr.x
 	stop_daemon osd.0
 	stop_daemon mon.a
 }
@@ -380,7 +412,7 @@ cmd_stop() {
 cmd_status() {
 	[ -f "$DIR/$MARKER" ] || die "no test cluster in $DIR"
 	local name pid
-	for name in mon.a osd.0; do
+	for name in mon.a osd.0 mgr.x; do
 		if pid=$(daemon_pid "$name"); then echo "$name: running (pid $pid)"; else echo "$name: stopped"; fi
 	done
 	ceph_admin health detail || true
@@ -402,4 +434,5 @@ env)
 	;;
 status) cmd_status ;;
 purge) cmd_purge ;;
+mgr) cmd_mgr ;;
 esac

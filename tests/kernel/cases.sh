@@ -60,10 +60,10 @@ kg_leftovers() {
 kg_case_cleanup() {
 	local left restarted
 	rm -f "$SYS_WORK/vm/guest/link-down" # before a guest that must start again does
-	# the OSD full ratios back (life_pool_full), or every later write would fail
-	if [ -e "$SYS_WORK/vm/osd-full" ]; then
-		osd_full_ratios 0.85 0.90 0.95 || true
-		rm -f "$SYS_WORK/vm/osd-full"
+	# no quota on the pool (life_pool_full), or every later write would fail
+	if [ -e "$SYS_WORK/vm/pool-quota" ]; then
+		pool_quota 0 || true
+		rm -f "$SYS_WORK/vm/pool-quota"
 	fi
 	restarted=$(kg_ensure_guest) || true
 	# the link up again (a case may fail while it is down); a reload only when

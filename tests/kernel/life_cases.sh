@@ -399,11 +399,12 @@ case_life_shutdown_cut_off() {
 	stop_units rbdv-needs-sk.service rbd-volume@sk.service rbd-volume@sn.service
 }
 
-# osd_full_ratios NEARFULL BACKFILLFULL FULL: the cluster's, each above the last as the mon wants
-osd_full_ratios() {
-	on_cluster ceph osd set-nearfull-ratio "$1" >/dev/null 2>&1 &&
-		on_cluster ceph osd set-backfillfull-ratio "$2" >/dev/null 2>&1 &&
-		on_cluster ceph osd set-full-ratio "$3" >/dev/null 2>&1
+# pool_quota BYTES: the test pool's quota (0: none)
+pool_quota() { on_cluster ceph osd pool set-quota "$CEPH_POOL" max_bytes "$1" >/dev/null 2>&1; }
+
+# cluster_mgr: a ceph-mgr beside the suite's cluster, which a quota needs
+cluster_mgr() {
+	"$KG_GUEST" netns "$SYS_WORK/vm" "$SYS_CLUSTER" mgr "$SYS_WORK/ceph" 2>>"$SYS_WORK/cluster.log"
 }
 
 # start_filler NAME PATH OFLAG: 64 KiB writes of zeroes (dd oflag=OFLAG) to
@@ -432,74 +433,88 @@ not_pool_full() { ! vol_condition "$1" PoolFull; }
 mount_id() { in_guest findmnt -rn -o ID --mountpoint "/srv/$1"; }
 unit_gone() { ! in_guest systemctl is-active --quiet "$1"; }
 
-# The pool turns full under a writer on a krbd and an nbd ext4 volume. The
-# suite's cluster has no ceph-mgr, which a quota needs (it is enforced from
-# the mgr's figures): the OSD is made full instead, which flags the pool
-# full as a reached quota does. Both volumes are PoolFull while it lasts.
-# krbd fails the writes with ENOSPC (abort_on_full): the writer gets that
-# or, once ext4's journal aborted, EROFS, never EIO, and the volume shows
-# FilesystemErrors; rbd-nbd's writes wait. With room again neither volume
-# is PoolFull, the nbd writer goes on with no error, and the krbd volume
-# stays degraded until a down and an up check its ext4. Nothing is
-# remounted behind the applications.
+# The pool reaches its quota under a writer on a krbd ext4, a krbd xfs and
+# an nbd ext4 volume (a quota of 1 MiB, which the images' data passes at
+# once; the mon enforces it from a ceph-mgr's figures, started for this
+# case). Every volume is PoolFull, the quota named, while it lasts.
+# krbd fails the writes with ENOSPC (abort_on_full): the ext4 writer gets
+# that or, once ext4's journal aborted, EROFS, never EIO, and the volume
+# shows FilesystemErrors; the xfs shuts down on its failed log write, also
+# FilesystemErrors; rbd-nbd's writes wait. With room again no volume is
+# PoolFull, the nbd writer goes on with no error, and the krbd volumes
+# stay degraded until a down and an up check the ext4 and mount the xfs
+# again. Nothing is remounted behind the applications.
 case_life_pool_full() {
 	local v before started full_at=() count mounts
 	in_guest modprobe rbd
 	kspec fk krbd ext4
+	kspec fx krbd xfs size=320M
 	kspec fn nbd ext4
-	start_units rbd-volume@fk.service rbd-volume@fn.service
-	wait_up 60 fk fn
+	start_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service
+	wait_up 60 fk fx fn
 	# shellcheck disable=SC2016 # expanded inside
 	in_guest sh -c 'grep -q abort_on_full /sys/bus/rbd/devices/*/config_info' ||
 		fail "krbd mapped fk without abort_on_full"
 	mounts=$(mount_id fk)
+	cluster_mgr || fail "no ceph-mgr: $(tail -n 3 "$SYS_WORK/cluster.log")"
 	start_filler fk /srv/fk/fill direct
+	start_filler fx /srv/fx/fill direct
 	start_filler fn /srv/fn/fill direct,sync
-	touch "$SYS_WORK/vm/osd-full"
-	osd_full_ratios 0.0000001 0.0000002 0.0000003 || fail "cannot set the OSD full ratios"
+	touch "$SYS_WORK/vm/pool-quota"
+	pool_quota 1048576 || fail "cannot set the pool's quota"
 	started=$SECONDS
-	for v in fk fn; do
-		wait_for 90 vol_condition "$v" PoolFull "the pool '$CEPH_POOL' is full" ||
-			fail "$v is not PoolFull $((SECONDS - started)) s after the OSD filled: $(vol_field "$v" conditions)"
+	for v in fk fx fn; do
+		wait_for 90 vol_condition "$v" PoolFull "the pool '$CEPH_POOL' is full: its quota of 1 MiB is reached" ||
+			fail "$v is not PoolFull $((SECONDS - started)) s after the quota: $(vol_field "$v" conditions)"
 		full_at+=("$v $((SECONDS - started)) s")
 	done
 	wait_for 60 in_guest test -s /run/rbdv-fill-fk.error ||
 		fail "fk's writes did not fail on the full pool: $(fill_count fk) writes"
-	sys_log "PoolFull after the OSD filled: ${full_at[*]}; fk's first failed write: $(fill_error fk)"
+	sys_log "PoolFull after the quota was set: ${full_at[*]}; fk's first failed write: $(fill_error fk)"
 	case $(fill_error fk) in
 	*"No space left on device"* | *"Read-only file system"*) ;;
 	*) fail "fk's write failed otherwise than with ENOSPC or EROFS: $(fill_error fk)" ;;
 	esac
 	wait_for 60 vol_condition fk FilesystemErrors "ext4 on /dev/rbd" ||
 		fail "fk's ext4 errors are not shown: $(vol_field fk conditions)"
+	wait_for 60 vol_condition fx FilesystemErrors "xfs on /dev/rbd" ||
+		fail "fx's xfs is not shown shut down: $(vol_field fx conditions); $(fill_error fx)"
+	sys_log "fx's first failed write: $(fill_error fx)"
 	before=$(fill_count fn)
 	sleep 5
 	[ "$(fill_count fn)" = "$before" ] || fail "fn's writes went on on a full pool ($before, then $(fill_count fn))"
 	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
 
-	osd_full_ratios 0.85 0.90 0.95 || fail "cannot set the OSD full ratios back"
-	rm -f "$SYS_WORK/vm/osd-full"
+	pool_quota 0 || fail "cannot lift the pool's quota"
+	rm -f "$SYS_WORK/vm/pool-quota"
 	started=$SECONDS
 	wait_up 120 fn
-	sys_log "fn up $((SECONDS - started)) s after there was room; fk: $(vol_field fk phase)"
+	sys_log "fn up $((SECONDS - started)) s after the quota was lifted; fk: $(vol_field fk phase)"
 	wait_for 60 fill_beyond fn "$before" || fail "fn's writes did not resume"
-	wait_for 30 not_pool_full fk || fail "fk is still PoolFull with room in the pool"
-	# its ext4 still fails every write: degraded until the operator acts
-	vol_condition fk FilesystemErrors || fail "fk's ext4 errors went unreported after the pool had room"
-	expect_phase fk degraded
+	for v in fk fx; do
+		wait_for 30 not_pool_full "$v" || fail "$v is still PoolFull with room in the pool"
+		# its filesystem still fails every write: degraded until the operator acts
+		vol_condition "$v" FilesystemErrors || fail "$v's errors went unreported after the pool had room"
+		expect_phase "$v" degraded
+	done
 	[ "$(mount_id fk)" = "$mounts" ] || fail "remounted behind the application's back"
-	in_guest touch /run/rbdv-fill-fk.stop /run/rbdv-fill-fn.stop
-	for v in fk fn; do
+	in_guest touch /run/rbdv-fill-fk.stop /run/rbdv-fill-fx.stop /run/rbdv-fill-fn.stop
+	for v in fk fx fn; do
 		wait_for 60 unit_gone "rbdv-fill-$v.service" || fail "$v's filler did not stop"
 	done
 	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
 	count=$(fill_count fn)
-	in_guest "$SYS_BINDIR/rbd-volumectl" down fk || fail "down fk failed"
-	in_guest "$SYS_BINDIR/rbd-volumectl" up fk || fail "up fk failed: $(vol_field fk conditions)"
-	wait_up 60 fk
+	for v in fk fx; do
+		in_guest "$SYS_BINDIR/rbd-volumectl" down "$v" || fail "down $v failed"
+		in_guest "$SYS_BINDIR/rbd-volumectl" up "$v" || fail "up $v failed: $(vol_field "$v" conditions)"
+	done
+	wait_up 60 fk fx
 	! vol_condition fk FilesystemErrors || fail "fk's ext4 errors outlived its check"
+	! vol_condition fx FilesystemErrors || fail "fx's xfs is still shut down after its mount"
 	sys_log "fk up again after down and up; its check: $(in_guest journalctl -q -o cat RBDV_VOLUME=fk RBDV_STEP=check | tail -n 1); fn wrote $count blocks"
-	in_guest dd if=/dev/zero of=/srv/fk/after bs=64k count=1 oflag=direct,sync status=none ||
-		fail "fk takes no writes after its up"
-	stop_units rbd-volume@fk.service rbd-volume@fn.service
+	for v in fk fx; do
+		in_guest dd if=/dev/zero of="/srv/$v/after" bs=64k count=1 oflag=direct,sync status=none ||
+			fail "$v takes no writes after its up"
+	done
+	stop_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service
 }
