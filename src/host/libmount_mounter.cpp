@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/libmount_mounter.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -175,15 +174,6 @@ void removeStagingDirectory(int parent, const std::string &name, const std::stri
 		(void)unlinkat(parent, name.c_str(), AT_REMOVEDIR);
 }
 
-/* The mount table shows a mount at target (unreadable: no). */
-bool mountedAt(const std::string &target)
-{
-	auto table = ProcMountTable().read();
-	return table && std::any_of(table->begin(), table->end(), [&](const MountEntry &entry) {
-		       return entry.target == target;
-	       });
-}
-
 } /* namespace */
 
 Result<Change> LibmountMounter::mount(const MountRequest &request)
@@ -332,8 +322,11 @@ Result<Change> LibmountMounter::unmountWith(const std::string &target, int flags
 		/* An xfs that shut itself down answers a stat of its root with EIO (a
 		 * symbolic link would have been answered by the directory holding it):
 		 * what the mount table shows there is unmounted all the same. */
-		if (errno != EIO || !mountedAt(target))
+		if (errno != EIO)
 			return Change::Unchanged; /* nothing there */
+		auto shown = visibleMount(target);
+		if (!shown || !*shown)
+			return Change::Unchanged;
 	} else if (S_ISLNK(stx.stx_mode)) {
 		return fail(Errc::Conflict,
 			    "'" + target +
