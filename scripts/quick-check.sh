@@ -13,7 +13,7 @@
 #   4. an incremental debug build of BUILD_DIR (meson setup on the first run);
 #   5. the unit suite, then the gtest cases it skipped, each with its reason;
 #   6. clang-tidy 22 on the changed .cpp files, its analyzer in deep mode for
-#      src/ (CI lints every file, the analyzer shallow: scripts/clang-tidy.sh).
+#      src/ (CI lints every file, the analyzer lighter: scripts/clang-tidy.sh).
 #
 # Every step runs even when one before it failed (the tests not when the
 # build failed); exits 1 when any step failed. The base is $RBDV_BASE if set,
