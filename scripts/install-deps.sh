@@ -30,6 +30,8 @@ packages=(
 	# rbd-volume-csi: gRPC and protobuf (the csi feature)
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	clang clang-format libclang-rt-14-dev
+	# the clang build links with lld: 28 programs in 22 CPU-seconds, not 72
+	lld-14
 	# clang-tidy 22 (bookworm-security): it skips system headers, and lints
 	# every file in half the CPU time clang-tidy 14 took (scripts/clang-tidy.sh)
 	clang-tidy-22

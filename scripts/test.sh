@@ -36,7 +36,7 @@ check_format() {
 }
 
 build_clang() {
-	CXX=clang++ meson setup "$clang_build" -Dfuzzer=true -Db_sanitize=address,undefined \
+	CXX=clang++ CXX_LD=lld meson setup "$clang_build" -Dfuzzer=true -Db_sanitize=address,undefined \
 		-Db_lundef=false >/dev/null
 	meson compile -C "$clang_build"
 }
