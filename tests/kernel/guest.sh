@@ -51,7 +51,6 @@
 # RBDV_KERNEL_BOOT_TIMEOUT (seconds, 300).
 set -euo pipefail
 
-SELF=$(readlink -f "$0")
 CACHE=${RBDV_KERNEL_CACHE:-/var/cache/rbd-volume-kernel}
 MEM=${RBDV_KERNEL_MEM:-2048M}
 CPUS=${RBDV_KERNEL_CPUS:-2}
@@ -69,7 +68,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '8,23p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+	sed -n '8,23p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -78,7 +77,8 @@ cmd=$1
 case $2 in /*) ;; *) die "DIR must be an absolute path, got '$2'" ;; esac
 DIR=${2%/}
 shift 2
-NS=rbdv-kg-$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
+# exec, run thousands of times a suite, needs no namespace: no process for it
+[ "$cmd" = exec ] || NS=rbdv-kg-$(printf '%s' "$DIR" | cksum | cut -d' ' -f1)
 G=$DIR/guest
 JOBS=$DIR/jobs
 
@@ -329,11 +329,12 @@ netns_down() {
 
 # --- the guest process ---------------------------------------------------------------------------
 
-guest_pid() { # our qemu, if it runs
-	local pid
-	pid=$(cat "$G/qemu.pid" 2>/dev/null) || return 1
+guest_pid() { # our qemu, if it runs (builtins only: exec asks each time)
+	local pid argv
+	{ read -r pid <"$G/qemu.pid"; } 2>/dev/null || return 1
 	[ -r "/proc/$pid/cmdline" ] || return 1
-	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "rbdv_stage2=$G/stage2" || return 1
+	mapfile -d '' -t argv <"/proc/$pid/cmdline" 2>/dev/null || return 1
+	[[ " ${argv[*]} " == *" rbdv_stage2=$G/stage2 "* ]] || return 1
 	echo "$pid"
 }
 
@@ -396,22 +397,35 @@ pause() {
 	read -r -t "$1" -u "$PAUSE_FD" || true
 }
 
-# What the job wrote to ID.out and ID.err since the last look, passed on.
-stream() {
+# What the job wrote to ID.out and ID.err since the last look, passed on;
+# "final" once the job ended (an empty file costs no process, nor does a
+# short job's whole output more than one).
+stream() { # stream [final]
 	local size
-	if [ -e "$base.out" ]; then
-		size=$(stat -c %s "$base.out")
-		((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
+	if [ -s "$base.out" ]; then
+		if ((out == 0)) && [ "${1:-}" = final ]; then
+			cat "$base.out"
+		else
+			size=$(stat -c %s "$base.out")
+			((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
+		fi
 	fi
-	if [ -e "$base.err" ]; then
-		size=$(stat -c %s "$base.err")
-		((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
+	if [ -s "$base.err" ]; then
+		if ((err == 0)) && [ "${1:-}" = final ]; then
+			cat "$base.err" >&2
+		else
+			size=$(stat -c %s "$base.err")
+			((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
+		fi
 	fi
 }
 
 # One job, its argument vector in ID.cmd; its output streamed as it grows
-# (looked at every quarter second: a short job's at its end alone), until
-# ID.rc exists (looked at before the last read, so nothing is lost).
+# (looked at every half second: a short job's at its end alone), until
+# ID.rc exists (looked at before the last read, so nothing is lost): every
+# 10 ms for the first half second, where most jobs end, then every 100 ms.
+# A long job (a writer, a systemctl start) waited on at 10 ms cost this
+# machine a tenth of a core for as long as it ran.
 do_exec() {
 	[ $# -ge 1 ] || die "exec needs a command"
 	local pid base out=0 err=0 polls=0 rc
@@ -425,18 +439,22 @@ do_exec() {
 	mv "$base.tmp" "$base.cmd"
 	ring
 	until [ -e "$base.rc" ]; do
-		if ((++polls % 25 == 0)); then
+		if ((++polls <= 50)); then
+			pause 0.01
+			continue
+		fi
+		if ((polls % 5 == 0)); then
 			stream
 			[ -d "/proc/$pid" ] || { rm -f "$base".*; die "the guest is gone"; }
 			# the agent writes JOBS/alive every second; a job that stops it would hang here
-			if ((polls % 500 == 0)) && ! agent_alive; then
+			if ((polls % 50 == 0)) && ! agent_alive; then
 				rm -f "$base".*
 				die "the guest's command agent stopped (did a job stop kernel-suite-agent.service?)"
 			fi
 		fi
-		pause 0.01
+		pause 0.1
 	done
-	stream
+	stream final
 	read -r rc <"$base.rc"
 	rm -f "$base".*
 	return "$rc"
