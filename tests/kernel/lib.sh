@@ -36,6 +36,13 @@ kg_missing() {
 }
 
 in_guest() { "$KG_GUEST" exec "$SYS_WORK/vm" "$@"; } # the agent's environment is clean
+
+# wait_for looks once a second, not five times: a look in the guest (a
+# `rbd-volumectl status --json` read by python3) costs 0.3 to 0.5 CPU-seconds
+# under emulation, so at 0.2 s a wait burnt most of a core, which the guest's
+# own work had to share. What a case times through wait_for is to the second.
+# shellcheck disable=SC2034 # wait_for (tests/system/lib.sh) reads it
+SYS_POLL=1
 on_node() { in_guest "$@"; }
 
 put_file() { # put_file PATH: stdin to PATH in the guest, atomically

@@ -18,7 +18,7 @@
 #   put_file PATH             stdin to PATH in the container, atomically
 #   write_spec NAME [SIZE]    a fuse/ext4 spec for NAME, published at /srv/NAME
 #   vol_field NAME FIELD      one field of NAME in `rbd-volumectl status --json`
-#   wait_for SECONDS CMD...   until CMD succeeds; fails after SECONDS
+#   wait_for SECONDS CMD...   until CMD succeeds, looking every SYS_POLL (0.2) s; fails after SECONDS
 #
 # Knobs: RBDV_SYSTEM_LOOPS (loop devices bound into the container, 128),
 # RBDV_CEPH_OSD_BYTES (the test cluster's memstore size, 3 GiB here).
@@ -434,12 +434,13 @@ seen = {v["name"]: v["phase"] for v in json.load(sys.stdin)["volumes"]}
 sys.exit(0 if all(seen.get(n) == phase for n in names) else 1)' "$@"
 }
 
-wait_for() { # wait_for SECONDS CMD...: polls every 0.2 s; fails after SECONDS
+# SYS_POLL: seconds between two looks (the kernel suite's lib.sh sets its own)
+wait_for() { # wait_for SECONDS CMD...: polls every SYS_POLL (0.2) s; fails after SECONDS
 	local deadline=$((SECONDS + $1))
 	shift
 	until "$@" >/dev/null 2>&1; do
 		[ $SECONDS -lt $deadline ] || return 1
-		sleep 0.2
+		sleep "${SYS_POLL:-0.2}"
 	done
 }
 
