@@ -31,23 +31,16 @@ mapfile -t other_files < <(printf '%s\n' "${files[@]}" | grep -v '^tests/' || tr
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-tidy() { # tidy EXTRA_ARGS... -- FILES...: one run-clang-tidy over FILES (none: nothing)
-	local args=()
-	while [ "$1" != -- ]; do
-		args+=("$1")
-		shift
-	done
-	shift
-	[ $# -gt 0 ] || return 0
+tidy() { # tidy OPTIONS_AND_FILES...: one run-clang-tidy
 	# gcc's warning options, when the database is gcc's, are not clang's
 	run-clang-tidy-22 -quiet -clang-tidy-binary "$(command -v clang-tidy-22)" -p "$build" \
-		-j "$(nproc)" -extra-arg=-Wno-unknown-warning-option "${args[@]}" "$@" >>"$log" 2>&1
+		-j "$(nproc)" -extra-arg=-Wno-unknown-warning-option "$@" >>"$log" 2>&1
 }
 if [ $deep = yes ]; then
-	tidy -- "${files[@]}" || status=$?
+	tidy "${files[@]}" || status=$?
 else
-	tidy "${shallow[@]}" -- "${other_files[@]}" || status=$?
-	tidy "${no_analyzer[@]}" -- "${test_files[@]}" || status=$?
+	[ ${#other_files[@]} -eq 0 ] || tidy "${shallow[@]}" "${other_files[@]}" || status=$?
+	[ ${#test_files[@]} -eq 0 ] || tidy "${no_analyzer[@]}" "${test_files[@]}" || status=$?
 fi
 grep -v -E '^[0-9]+ warnings? generated|^Suppressed [0-9]+ warnings|^Use -header-filter|^Use -system-headers|^clang-tidy(-22)? |^\[ *[0-9]+/[0-9]+\]|^Running clang-tidy' "$log" || true
 if [ "$status" -ne 0 ]; then
