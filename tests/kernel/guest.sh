@@ -397,27 +397,25 @@ pause() {
 	read -r -t "$1" -u "$PAUSE_FD" || true
 }
 
-# What the job wrote to ID.out and ID.err since the last look, passed on;
-# "final" once the job ended (an empty file costs no process, nor does a
-# short job's whole output more than one).
-stream() { # stream [final]
+# What FILE grew by since OFFSET_VAR's offset, on stdout; "final" once the
+# job ended (an empty file costs no process, nor does a short job's whole
+# output more than one).
+stream_file() { # stream_file FILE OFFSET_VAR [final]
+	local -n seen=$2
 	local size
-	if [ -s "$base.out" ]; then
-		if ((out == 0)) && [ "${1:-}" = final ]; then
-			cat "$base.out"
-		else
-			size=$(stat -c %s "$base.out")
-			((size <= out)) || { tail -c +$((out + 1)) "$base.out" | head -c $((size - out)); out=$size; }
-		fi
+	[ -s "$1" ] || return 0
+	if ((seen == 0)) && [ "${3:-}" = final ]; then
+		cat "$1"
+		return
 	fi
-	if [ -s "$base.err" ]; then
-		if ((err == 0)) && [ "${1:-}" = final ]; then
-			cat "$base.err" >&2
-		else
-			size=$(stat -c %s "$base.err")
-			((size <= err)) || { tail -c +$((err + 1)) "$base.err" | head -c $((size - err)) >&2; err=$size; }
-		fi
-	fi
+	size=$(stat -c %s "$1")
+	((size <= seen)) || { tail -c +$((seen + 1)) "$1" | head -c $((size - seen)); seen=$size; }
+}
+
+# What the job wrote to ID.out and ID.err since the last look, passed on.
+stream() { # stream [final]
+	stream_file "$base.out" out "$@"
+	stream_file "$base.err" err "$@" >&2
 }
 
 # One job, its argument vector in ID.cmd; its output streamed as it grows
@@ -428,6 +426,7 @@ stream() { # stream [final]
 # machine a tenth of a core for as long as it ran.
 do_exec() {
 	[ $# -ge 1 ] || die "exec needs a command"
+	# shellcheck disable=SC2034 # out and err: stream_file's offsets, by name
 	local pid base out=0 err=0 polls=0 rc
 	pid=$(guest_pid) || die "no guest runs in $DIR"
 	base=$JOBS/$EPOCHREALTIME.$$.$RANDOM
