@@ -36,6 +36,7 @@ kg_missing() {
 }
 
 in_guest() { "$KG_GUEST" exec "$SYS_WORK/vm" "$@"; } # the agent's environment is clean
+on_node() { in_guest "$@"; }
 
 # wait_for looks once a second, not five times: a look in the guest (a
 # `rbd-volumectl status --json` read by python3) costs 0.3 to 0.5 CPU-seconds
@@ -43,7 +44,6 @@ in_guest() { "$KG_GUEST" exec "$SYS_WORK/vm" "$@"; } # the agent's environment i
 # own work had to share. What a case times through wait_for is to the second.
 # shellcheck disable=SC2034 # wait_for (tests/system/lib.sh) reads it
 SYS_POLL=1
-on_node() { in_guest "$@"; }
 
 put_file() { # put_file PATH: stdin to PATH in the guest, atomically
 	# shellcheck disable=SC2016 # expanded inside
