@@ -14,6 +14,7 @@
 
 #include "common/text_escape.hpp"
 #include "config/daemon_config.hpp"
+#include "config/duration_key.hpp"
 #include "config/near_miss.hpp"
 #include "config/quantities.hpp"
 #include "config/spec_report.hpp"
@@ -125,34 +126,6 @@ std::string unknownConfigKeyProblem(std::string_view key, std::string_view table
 	return unknownKeyProblem(key, known);
 }
 
-/* A duration as written and as read. */
-struct Duration {
-	milliseconds value{};
-	std::string text; /* "2min" */
-};
-
-/* A duration string with a unit ("30s"); a bare integer is reported with an example. */
-std::optional<Duration> readDuration(TomlTable &reader, std::string_view key)
-{
-	auto value = reader.readIntegerOrString(key, "a duration string such as '30s'");
-	if (!value)
-		return std::nullopt;
-	if (const auto *integer = std::get_if<int64_t>(&*value)) {
-		/* A bare number could mean seconds or milliseconds: make the unit explicit. */
-		const std::string example = *integer > 0 ? std::to_string(*integer) + "s" : "30s";
-		reader.check(key, "expected a duration string with a unit, such as '" + example +
-					  "', found the integer " + std::to_string(*integer));
-		return std::nullopt;
-	}
-	auto &text = std::get<std::string>(*value);
-	const Result<milliseconds> parsed = parseDuration(text);
-	if (!parsed) {
-		reader.check(key, parsed.error().message);
-		return std::nullopt;
-	}
-	return Duration{ *parsed, std::move(text) };
-}
-
 /* A table of the file, whose unknown keys may be another table's. */
 TableShape section(std::string_view name, std::span<const std::string_view> keys)
 {
@@ -160,28 +133,6 @@ TableShape section(std::string_view name, std::span<const std::string_view> keys
 			   [name](std::string_view key, std::span<const std::string_view> known) {
 				   return unknownConfigKeyProblem(key, name, known);
 			   } };
-}
-
-/* A duration from `min` to one day; out of range is reported and read as absent. */
-std::optional<Duration> readBoundedDuration(TomlTable &reader, std::string_view key,
-					    milliseconds min)
-{
-	std::optional<Duration> duration = readDuration(reader, key);
-	if (!duration)
-		return std::nullopt;
-	std::string problem;
-	if (duration->value < min && min == OneMillisecond)
-		problem = "expected a duration greater than 0, found " + quoted(duration->text);
-	else if (duration->value < min)
-		problem = "expected at least " + formatDuration(min) + ", found " +
-			  quoted(duration->text);
-	else if (duration->value > OneDay)
-		problem = "expected at most 1 day ('24h'), found " + quoted(duration->text);
-	if (!problem.empty()) {
-		reader.check(key, problem);
-		return std::nullopt;
-	}
-	return duration;
 }
 
 /* An integer from 1 to `max`; out of range is reported and read as absent. */
@@ -251,14 +202,14 @@ void readDaemon(TomlTable reader, SpecReport &report, DaemonConfig &config)
 	if (const std::optional<unsigned> workers = readCount(reader, "workers", MaxWorkers))
 		config.workers = *workers;
 	if (const std::optional<Duration> interval =
-		    readBoundedDuration(reader, "resync-interval", OneSecond))
+		    readBoundedDuration(reader, "resync-interval", OneSecond, OneDay))
 		config.resyncInterval = interval->value;
 	const std::optional<Duration> initial =
-		readBoundedDuration(reader, "backoff-initial", OneMillisecond);
+		readBoundedDuration(reader, "backoff-initial", OneMillisecond, OneDay);
 	if (initial)
 		config.backoffInitial = initial->value;
 	const std::optional<Duration> max =
-		readBoundedDuration(reader, "backoff-max", OneMillisecond);
+		readBoundedDuration(reader, "backoff-max", OneMillisecond, OneDay);
 	if (max)
 		config.backoffMax = max->value;
 	checkBackoff(reader, report, initial, max, config);
@@ -296,7 +247,7 @@ void readTimeouts(TomlTable reader, DaemonConfig &config)
 {
 	for (const TimeoutKey &timeout : TimeoutKeys) {
 		const std::optional<Duration> duration =
-			readBoundedDuration(reader, timeout.key, OneMillisecond);
+			readBoundedDuration(reader, timeout.key, OneMillisecond, OneDay);
 		if (!duration)
 			continue;
 		if (timeout.wholeSeconds && duration->value % OneSecond != milliseconds::zero()) {

@@ -414,7 +414,7 @@ INSTANTIATE_TEST_SUITE_P(
 			       "'0s'" } },
 		InvalidCase{ "TimeoutAboveOneDay",
 			     "[timeouts]\nfsck = \"25h\"\n",
-			     { "2:8: timeouts.fsck: expected at most 1 day ('24h'), found "
+			     { "2:8: timeouts.fsck: expected at most 24h, found "
 			       "'25h'" } },
 		InvalidCase{ "CephTimeoutInMilliseconds",
 			     "[timeouts]\nceph-connect = \"1500ms\"\n",

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A duration key of a TOML table ("30s"), read with its bounds, as specs and settings write it. */
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "config/toml_reader.hpp"
+
+namespace rbdvolume {
+
+/* A duration as written and as read. */
+struct Duration {
+	std::chrono::milliseconds value{};
+	std::string text; /* "2min" */
+};
+
+/* A duration string with a unit ("30s"); a bare integer is reported with an example. */
+std::optional<Duration> readDuration(TomlTable &reader, std::string_view key);
+
+/* A duration from `min` to `max`; out of range is reported and read as absent. */
+std::optional<Duration> readBoundedDuration(TomlTable &reader, std::string_view key,
+					    std::chrono::milliseconds min,
+					    std::chrono::milliseconds max);
+
+} /* namespace rbdvolume */
