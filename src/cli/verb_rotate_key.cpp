@@ -5,6 +5,7 @@
  * its steps, their order and why a crash anywhere leaves a volume that
  * opens). The volume must be up: the header is the mapped image's.
  */
+#include <cstdint>
 #include <cstdio>
 #include <system_error>
 #include <unistd.h>
@@ -177,6 +178,7 @@ int verbRotateKey(std::span<const std::string_view> args)
 	rotation.keyfile = spec->encryption->keyfile;
 	rotation.newKeyfile = parsed->newKeyfile;
 	rotation.format.pbkdf = pbkdfName(spec->encryption->pbkdf);
+	rotation.format.pbkdfTimeMs = static_cast<uint32_t>(spec->encryption->pbkdfTime.count());
 	/* The record goes to the journal, what the operator reads to the terminal. */
 	log::setTarget(log::Target::Journal);
 	auto rotated = rotateKey(rotation, RotationSteps,

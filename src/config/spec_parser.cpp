@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -16,6 +17,7 @@
 
 #include "common/text_escape.hpp"
 #include "common/volume_name.hpp"
+#include "config/duration_key.hpp"
 #include "config/near_miss.hpp"
 #include "config/quantities.hpp"
 #include "config/spec_options.hpp"
@@ -46,8 +48,9 @@ constexpr std::array<std::string_view, 1> DriverOptionKeys = { "options" };
 constexpr std::array<std::string_view, 5> FilesystemKeys = {
 	"type", "mkfs-options", "format", "check", "grow",
 };
-constexpr std::array<std::string_view, 8> EncryptionKeys = {
-	"type", "passphrase", "keyfile", "given-at-up", "volume-id", "cipher", "key-size", "pbkdf",
+constexpr std::array<std::string_view, 9> EncryptionKeys = {
+	"type",	  "passphrase", "keyfile", "given-at-up", "volume-id",
+	"cipher", "key-size",	"pbkdf",   "pbkdf-time",
 };
 constexpr std::array<std::string_view, 2> StagingKeys = { "path", "options" };
 constexpr std::array<std::string_view, 3> PublishKeys = { "path", "read-only", "options" };
@@ -279,6 +282,9 @@ void readEncryption(TomlTable reader, EncryptionSpec &encryption)
 			encryption.keyBits = static_cast<uint32_t>(*bits);
 	}
 	encryption.pbkdf = reader.readChoice("pbkdf", PbkdfNames).value_or(encryption.pbkdf);
+	if (const std::optional<Duration> time = readBoundedDuration(
+		    reader, "pbkdf-time", std::chrono::milliseconds(1), MaxPbkdfTime))
+		encryption.pbkdfTime = time->value;
 }
 
 void readStaging(TomlTable reader, StagingSpec &staging)

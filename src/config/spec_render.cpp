@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/quantities.hpp"
 #include "config/volume_spec.hpp"
 
 namespace rbdvolume {
@@ -253,6 +254,7 @@ void writeEncryption(std::string &out, const EncryptionSpec &encryption)
 	writeKey(out, "cipher", basicString(encryption.cipher));
 	writeKey(out, "key-size", std::to_string(encryption.keyBits));
 	writeKey(out, "pbkdf", basicString(pbkdfName(encryption.pbkdf)));
+	writeKey(out, "pbkdf-time", basicString(formatDuration(encryption.pbkdfTime)));
 }
 
 /* Mount options exist only in filesystem mode; the keys are refused in block mode. */

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -126,6 +127,11 @@ inline const char *pbkdfName(Pbkdf pbkdf)
 	return nameIn(PbkdfNames, pbkdf);
 }
 
+/* cryptsetup's default; a key slot's unlock is benchmarked to cost this much */
+inline constexpr std::chrono::milliseconds DefaultPbkdfTime{ 2000 };
+/* Each open costs about pbkdf-time, within the device bound ([timeouts] device, 30 s). */
+inline constexpr std::chrono::milliseconds MaxPbkdfTime{ 10000 };
+
 /* LUKS2 on the mapped image; the filesystem (or the block device) lives on the mapping. */
 struct EncryptionSpec {
 	/* keyfile: its bytes are the passphrase. image-metadata: they unwrap the
@@ -140,6 +146,8 @@ struct EncryptionSpec {
 	std::string cipher = "aes-xts-plain64";
 	uint32_t keyBits = 512;
 	Pbkdf pbkdf = Pbkdf::Argon2id;
+	/* what one unlock of a new key slot costs, benchmarked: cryptsetup's --iter-time */
+	std::chrono::milliseconds pbkdfTime{ DefaultPbkdfTime };
 
 	bool operator==(const EncryptionSpec &) const = default;
 };

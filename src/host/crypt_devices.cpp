@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ LuksFormat luksFormatOf(const EncryptionSpec &spec)
 		dash == std::string::npos ? std::string() : spec.cipher.substr(dash + 1);
 	format.keyBits = spec.keyBits;
 	format.pbkdf = pbkdfName(spec.pbkdf);
+	format.pbkdfTimeMs = static_cast<uint32_t>(spec.pbkdfTime.count());
 	return format;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The [encryption] table of spec v1: its keys, their checks, and what it cannot be combined with. */
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,8 @@ TEST(SpecEncryption, EveryKeyIsRead)
 		      "volume-id = \"0001-0009-rook-ceph-0000000000000002-3f1c\"\n"
 		      "cipher = \"serpent-xts-plain64\"\n"
 		      "key-size = 256\n"
-		      "pbkdf = \"pbkdf2\"\n");
+		      "pbkdf = \"pbkdf2\"\n"
+		      "pbkdf-time = \"250ms\"\n");
 	EXPECT_EQ(messages(outcome), std::vector<std::string>{});
 	ASSERT_TRUE(outcome.spec.encryption);
 	const EncryptionSpec &e = *outcome.spec.encryption;
@@ -46,6 +48,7 @@ TEST(SpecEncryption, EveryKeyIsRead)
 	EXPECT_EQ(e.cipher, "serpent-xts-plain64");
 	EXPECT_EQ(e.keyBits, 256U);
 	EXPECT_EQ(e.pbkdf, Pbkdf::Pbkdf2);
+	EXPECT_EQ(e.pbkdfTime, std::chrono::milliseconds(250));
 }
 
 TEST(SpecEncryption, DefaultsAreCryptsetups)
@@ -58,6 +61,7 @@ TEST(SpecEncryption, DefaultsAreCryptsetups)
 	EXPECT_EQ(outcome.spec.encryption->cipher, "aes-xts-plain64");
 	EXPECT_EQ(outcome.spec.encryption->keyBits, 512U);
 	EXPECT_EQ(outcome.spec.encryption->pbkdf, Pbkdf::Argon2id);
+	EXPECT_EQ(outcome.spec.encryption->pbkdfTime, std::chrono::seconds(2));
 }
 
 TEST(SpecEncryption, BothKeySourcesAreAcceptedAndNoTableMeansNoEncryption)
@@ -151,6 +155,12 @@ TEST(SpecEncryption, EachBadValueIsNamedAtItsLine)
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\ncipher = \"AES\"\n", "CIPHER-MODE" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\ncipher = \"aes-\"\n", "CIPHER-MODE" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf = \"scrypt\"\n", "'argon2id'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf-time = \"0ms\"\n",
+		  "expected a duration greater than 0, found '0ms'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf-time = \"11s\"\n",
+		  "expected at most 10s, found '11s'" },
+		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\npbkdf-time = 100\n",
+		  "such as '100s', found the integer 100" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"a b\"\n", "whitespace" },
 		{ "type = \"luks2\"\nkeyfile = \"/etc/k\"\nvolume-id = \"" + std::string(129, 'v') +
 			  "\"\n",

@@ -2,6 +2,7 @@
 /* renderVolumeSpec: the text parses back into the same spec, with every key written out. */
 #include "config/spec_render.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -226,10 +227,12 @@ TEST(SpecRender, EncryptionWithAKeyfileOrAPassphraseGivenAtUp)
 	spec.encryption->givenAtUp = true;
 	spec.encryption->volumeId = "0001-0009-rook-ceph-0000000000000002-1b3c";
 	spec.encryption->pbkdf = Pbkdf::Pbkdf2;
+	spec.encryption->pbkdfTime = std::chrono::milliseconds(250);
 	expectRoundTrip(spec);
 	const std::string text = renderVolumeSpec(spec);
 	EXPECT_TRUE(contains(text, "given-at-up = true\n")) << text;
 	EXPECT_FALSE(contains(text, "keyfile")) << text;
+	EXPECT_TRUE(contains(text, "pbkdf-time = \"250ms\"\n")) << text;
 }
 
 TEST(SpecRender, BlockMode)
