@@ -29,11 +29,14 @@ mapfile -t files < <(find "${dirs[@]}" -name '*.cpp' | sort)
 mapfile -t test_files < <(printf '%s\n' "${files[@]}" | grep '^tests/' || true)
 mapfile -t other_files < <(printf '%s\n' "${files[@]}" | grep -v '^tests/' || true)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+database=$(mktemp -d)
+trap 'rm -rf "$log" "$database"' EXIT
+# the build's commands without the test programs' precompiled header
+python3 scripts/compdb_without_pch.py "$build" "$database"
 status=0
 tidy() { # tidy OPTIONS_AND_FILES...: one run-clang-tidy
 	# gcc's warning options, when the database is gcc's, are not clang's
-	run-clang-tidy-22 -quiet -clang-tidy-binary "$(command -v clang-tidy-22)" -p "$build" \
+	run-clang-tidy-22 -quiet -clang-tidy-binary "$(command -v clang-tidy-22)" -p "$database" \
 		-j "$(nproc)" -extra-arg=-Wno-unknown-warning-option "$@" >>"$log" 2>&1
 }
 if [ $deep = yes ]; then
