@@ -13,6 +13,7 @@
 
 #include "common/errno_text.hpp"
 #include "common/paths.hpp"
+#include "common/size_text.hpp"
 #include "common/unique_fd.hpp"
 
 namespace rbdvolume {
@@ -21,16 +22,6 @@ namespace {
 
 /* The largest single read of a file. */
 constexpr size_t MaxChunk = size_t{ 1 } << 20;
-
-std::string sizeText(size_t bytes)
-{
-	constexpr size_t MiB = size_t{ 1024 } * 1024;
-	if (bytes >= MiB && bytes % MiB == 0)
-		return std::to_string(bytes / 1024 / 1024) + " MiB";
-	if (bytes >= 1024 && bytes % 1024 == 0)
-		return std::to_string(bytes / 1024) + " KiB";
-	return std::to_string(bytes) + " bytes";
-}
 
 } /* namespace */
 

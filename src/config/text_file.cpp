@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include "common/file_io.hpp"
+#include "common/size_text.hpp"
 
 namespace rbdvolume {
 
@@ -13,9 +14,8 @@ Result<std::optional<std::string>> readSmallTextFile(const std::string &path, si
 	auto text = readFileBounded(path, maxBytes, Symlinks::Follow);
 	if (!text && text.error().sysErrno == EFBIG)
 		return fail(Errc::InvalidArgument,
-			    "expected " + std::string(what) + " of at most " +
-				    std::to_string(maxBytes / 1024 / 1024) +
-				    " MiB, found a larger file",
+			    "expected " + std::string(what) + " of at most " + sizeText(maxBytes) +
+				    ", found a larger file",
 			    EFBIG);
 	return text;
 }

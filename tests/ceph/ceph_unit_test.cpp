@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Ceph adapter's pure parts: feature names, sizes, error words. No cluster. */
+/* The Ceph adapter's pure parts: feature names, error words. No cluster. */
 #include <cerrno>
 #include <optional>
 #include <string>
@@ -15,7 +15,6 @@
 #include "host/ceph/monitor_hosts.hpp"
 #include "host/ceph/pool_fullness.hpp"
 #include "host/ceph/pool_watch.hpp"
-#include "host/ceph/size_text.hpp"
 
 namespace rbdvolume {
 
@@ -52,16 +51,6 @@ TEST(ImageFeatures, LibrbdsOwnBitsAndStripingAreNotCompared)
 			       RBD_FEATURE_STRIPINGV2;
 	EXPECT_EQ(comparableFeatures(image), uint64_t{ RBD_FEATURE_LAYERING });
 	EXPECT_EQ(featureNames(image), "layering, striping");
-}
-
-TEST(SizeText, UsesTheLargestUnitThatDividesTheSize)
-{
-	EXPECT_EQ(sizeText(uint64_t{ 20 } << 30), "20 GiB");
-	EXPECT_EQ(sizeText(uint64_t{ 1536 } << 20), "1536 MiB");
-	EXPECT_EQ(sizeText(uint64_t{ 3 } << 40), "3 TiB");
-	EXPECT_EQ(sizeText(4096), "4 KiB");
-	EXPECT_EQ(sizeText(1000), "1000 bytes");
-	EXPECT_EQ(sizeText(0), "0 bytes");
 }
 
 TEST(MonitorHosts, NamesAreFoundInEveryFormLibradosTakes)

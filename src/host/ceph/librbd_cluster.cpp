@@ -6,9 +6,9 @@
 
 #include <rbd/librbd.h>
 
+#include "common/size_text.hpp"
 #include "host/ceph/image_features.hpp"
 #include "host/ceph/rbd_image.hpp"
-#include "host/ceph/size_text.hpp"
 
 namespace rbdvolume {
 

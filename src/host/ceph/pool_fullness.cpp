@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "host/ceph/size_text.hpp"
+#include "common/size_text.hpp"
 
 namespace rbdvolume {
 

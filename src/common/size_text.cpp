@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host/ceph/size_text.hpp"
+#include "common/size_text.hpp"
 
 #include <array>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* sizeText(): image sizes in the binary units a spec is written in. */
+/* sizeText(): sizes in the binary units a spec is written in (images, files, quotas). */
 #pragma once
 
 #include <cstdint>
