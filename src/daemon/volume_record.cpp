@@ -47,9 +47,15 @@ bool warned(const Condition &condition)
 	return std::find(Types.begin(), Types.end(), condition.type) != Types.end();
 }
 
+/* Shown before: the same condition, or a filesystem's error record that only
+ * counted more errors (status has the count and the time; a line for each
+ * would repeat the warning for every failed write). */
 bool shown(const std::vector<Condition> &conditions, const Condition &condition)
 {
-	return std::find(conditions.begin(), conditions.end(), condition) != conditions.end();
+	return std::any_of(conditions.begin(), conditions.end(), [&](const Condition &before) {
+		return before == condition ||
+		       (condition.type == "FilesystemErrors" && before.type == condition.type);
+	});
 }
 
 std::string joined(const std::vector<std::string> &items)

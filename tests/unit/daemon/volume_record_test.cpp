@@ -2,6 +2,8 @@
 /* What the journal says when a volume's status changes, and when it does not. */
 #include "daemon/volume_record.hpp"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "journal/message_ids.hpp"
@@ -103,6 +105,30 @@ TEST(VolumeRecord, AStallIsWarnedOnceAndTheRecoveryToo)
 	lines = record.changed(stalled, statusIn(Phase::Up));
 	ASSERT_EQ(lines.size(), 1U);
 	EXPECT_EQ(lines[0].messageId, log::ids::VolumeUp);
+}
+
+/* A filesystem's errors are warned once: more of them later are in status, not news. */
+TEST(VolumeRecord, FilesystemErrorsAreWarnedOnceHoweverManyFollow)
+{
+	const auto withErrors = [](int count) {
+		VolumeStatus status = statusIn(Phase::Degraded);
+		status.conditions = { { "FilesystemErrors",
+					"ext4 on /dev/rbd0 recorded " + std::to_string(count) +
+						" errors since its last check" } };
+		return status;
+	};
+	daemon::VolumeRecord record(true);
+	auto lines = linesAfter(record,
+				{ statusIn(Phase::Unknown), statusIn(Phase::Up), withErrors(1) });
+	ASSERT_EQ(lines.size(), 1U);
+	EXPECT_EQ(lines[0].messageId, log::ids::FilesystemErrors);
+	EXPECT_TRUE(record.changed(withErrors(1), withErrors(2)).empty());
+	EXPECT_TRUE(record.changed(withErrors(2), withErrors(7)).empty());
+	/* checked clean, up again, then new errors: news again */
+	EXPECT_EQ(record.changed(withErrors(7), statusIn(Phase::Up)).size(), 1U);
+	lines = record.changed(statusIn(Phase::Up), withErrors(1));
+	ASSERT_EQ(lines.size(), 1U);
+	EXPECT_EQ(lines[0].messageId, log::ids::FilesystemErrors);
 }
 
 } /* namespace */
