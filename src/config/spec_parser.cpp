@@ -44,7 +44,8 @@ constexpr std::array<std::string_view, 5> ClusterKeys = {
 constexpr std::array<std::string_view, 6> MapKeys = {
 	"driver", "read-only", "exclusive", "multi-writer", "krbd", "nbd",
 };
-constexpr std::array<std::string_view, 1> DriverOptionKeys = { "options" };
+constexpr std::array<std::string_view, 2> KrbdKeys = { "options", "abort-on-full" };
+constexpr std::array<std::string_view, 1> NbdKeys = { "options" };
 constexpr std::array<std::string_view, 5> FilesystemKeys = {
 	"type", "mkfs-options", "format", "check", "grow",
 };
@@ -202,7 +203,7 @@ void readCluster(TomlTable reader, ClusterSpec &cluster)
 	cluster.monitors = valuesOf(monitors);
 }
 
-std::vector<std::string> readDriverOptions(TomlTable reader, Driver driver)
+std::vector<std::string> readDriverOptions(TomlTable &reader, Driver driver)
 {
 	const auto check = driver == Driver::Krbd ? krbdOptionProblem : nbdOptionProblem;
 	return valuesOf(reader.readCheckedStrings("options", check));
@@ -221,10 +222,17 @@ void readMap(TomlTable reader, MapSpec &map)
 	map.readOnly = reader.readBool("read-only").value_or(map.readOnly);
 	map.exclusive = reader.readBool("exclusive").value_or(map.exclusive);
 	map.multiWriter = reader.readBool("multi-writer").value_or(map.multiWriter);
-	if (auto krbd = reader.readTable("krbd", { "[map.krbd]", DriverOptionKeys }))
-		map.krbdOptions = readDriverOptions(std::move(*krbd), Driver::Krbd);
-	if (auto nbd = reader.readTable("nbd", { "[map.nbd]", DriverOptionKeys }))
-		map.nbdOptions = readDriverOptions(std::move(*nbd), Driver::Nbd);
+	if (auto krbd = reader.readTable("krbd", { "[map.krbd]", KrbdKeys })) {
+		map.krbdOptions = readDriverOptions(*krbd, Driver::Krbd);
+		map.krbdAbortOnFull = krbd->readBool("abort-on-full").value_or(true);
+		if (!map.krbdAbortOnFull &&
+		    std::ranges::count(map.krbdOptions, "abort_on_full") != 0)
+			krbd->check("abort-on-full",
+				    std::string("expected no 'abort_on_full' in options with "
+						"abort-on-full = false, found both"));
+	}
+	if (auto nbd = reader.readTable("nbd", { "[map.nbd]", NbdKeys }))
+		map.nbdOptions = readDriverOptions(*nbd, Driver::Nbd);
 }
 
 void readFilesystem(TomlTable reader, SpecReport &report, FilesystemSpec &fs)

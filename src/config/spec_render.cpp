@@ -209,14 +209,18 @@ void writeCluster(std::string &out, const ClusterSpec &cluster)
 		writeKey(out, "monitors", stringArray(cluster.monitors));
 }
 
-/* [map.krbd] or [map.nbd], when it has options and the chosen driver takes them. */
+/* [map.krbd] or [map.nbd], when it says something and the chosen driver takes it. */
 void writeDriverOptions(std::string &out, const MapSpec &map, Driver own,
 			const std::vector<std::string> &options)
 {
-	if (options.empty() || (map.driver != Driver::Auto && map.driver != own))
+	const bool waitsOnFull = own == Driver::Krbd && !map.krbdAbortOnFull;
+	if ((options.empty() && !waitsOnFull) || (map.driver != Driver::Auto && map.driver != own))
 		return;
 	writeTable(out, std::string("[map.") + driverName(own) + ']');
-	writeKey(out, "options", stringArray(options));
+	if (!options.empty())
+		writeKey(out, "options", stringArray(options));
+	if (waitsOnFull)
+		writeKey(out, "abort-on-full", "false");
 }
 
 void writeMap(std::string &out, const MapSpec &map, bool readOnly)

@@ -91,6 +91,9 @@ struct ClusterSpec {
 struct MapSpec {
 	Driver driver = Driver::Auto;
 	std::vector<std::string> krbdOptions; /* "key" or "key=value", as `rbd device map -o` */
+	/* krbd fails writes to a full pool with ENOSPC (its abort_on_full); false: it
+	 * holds them until there is room, as rbd-nbd and rbd-fuse do */
+	bool krbdAbortOnFull = true;
 	std::vector<std::string> nbdOptions;
 	bool readOnly = false; /* true when the spec says so or maps a snapshot */
 	bool exclusive = false;

@@ -155,6 +155,27 @@ TEST(SpecParser, NbdOptions)
 	EXPECT_EQ(spec.image.display(), "rbd/ns1/vm-disk");
 }
 
+/* krbd fails writes to a full pool unless the spec asks it to hold them. */
+TEST(SpecParser, KrbdAbortsOnAFullPoolUnlessTheSpecSaysNot)
+{
+	EXPECT_TRUE(parseValid(MinimalImage).map.krbdAbortOnFull);
+	const VolumeSpec waits =
+		parseValid(std::string(MinimalImage) + "[map.krbd]\nabort-on-full = false\n");
+	EXPECT_FALSE(waits.map.krbdAbortOnFull);
+	EXPECT_TRUE(waits.map.krbdOptions.empty());
+	const SpecOutcome both =
+		parse(std::string(MinimalImage) +
+		      "[map.krbd]\noptions = [\"abort_on_full\"]\nabort-on-full = false\n");
+	ASSERT_EQ(both.diagnostics.size(), 1U);
+	EXPECT_EQ(both.diagnostics[0].field, "map.krbd.abort-on-full");
+	EXPECT_NE(both.diagnostics[0].message.find("expected no 'abort_on_full' in options"),
+		  std::string::npos);
+	EXPECT_EQ(parse(std::string(MinimalImage) +
+			"[map]\ndriver = \"nbd\"\n[map.krbd]\nabort-on-full = false\n")
+			  .diagnostics.size(),
+		  1U);
+}
+
 TEST(SpecParser, InlineTablesReadLikeHeaders)
 {
 	const VolumeSpec spec = loadValid("fuse_inline.toml");

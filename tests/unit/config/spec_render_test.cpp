@@ -252,6 +252,22 @@ TEST(SpecRender, BlockMode)
 	EXPECT_TRUE(text.ends_with("path = \"/var/lib/cluster/disk0\"\nread-only = false\n"));
 }
 
+/* [map.krbd] is written for abort-on-full = false alone, and with options. */
+TEST(SpecRender, KrbdThatHoldsWritesOnAFullPool)
+{
+	VolumeSpec spec = baseSpec();
+	spec.map.driver = Driver::Krbd;
+	spec.map.krbdAbortOnFull = false;
+	expectRoundTrip(spec);
+	EXPECT_TRUE(contains(renderVolumeSpec(spec), "[map.krbd]\nabort-on-full = false\n"))
+		<< renderVolumeSpec(spec);
+	spec.map.krbdOptions = { "notrim" };
+	expectRoundTrip(spec);
+	spec.map.krbdAbortOnFull = true;
+	expectRoundTrip(spec);
+	EXPECT_FALSE(contains(renderVolumeSpec(spec), "abort-on-full"));
+}
+
 TEST(SpecRender, BlockModeLeavesOutWhatItRefuses)
 {
 	/* A filesystem and mount options cannot take effect in block mode. */

@@ -96,7 +96,8 @@ bool krbdKnowsAbortOnFull(std::string_view release)
  * mkfs do not race it. A host without udev (a container) says "noudev" in
  * map.krbd.options. --read-only and --exclusive are applied by rbd after
  * -o, so they win over any option there. abort_on_full comes last: a
- * read-only map writes nothing, and the spec may have said it already.
+ * read-only map writes nothing, the spec may have said it already, or
+ * asked for writes held on a full pool (map.krbd.abort-on-full = false).
  */
 Command krbdMapCommand(const DriverTools &tools, const MapRequest &request)
 {
@@ -109,7 +110,8 @@ Command krbdMapCommand(const DriverTools &tools, const MapRequest &request)
 	if (request.map.exclusive)
 		command.argv.emplace_back("--exclusive");
 	std::vector<std::string> options = request.map.krbdOptions;
-	if (tools.krbdAbortOnFull && !request.map.readOnly && !hasOption(request, "abort_on_full"))
+	if (tools.krbdAbortOnFull && request.map.krbdAbortOnFull && !request.map.readOnly &&
+	    !hasOption(request, "abort_on_full"))
 		options.emplace_back("abort_on_full");
 	if (!options.empty()) {
 		command.argv.emplace_back("-o");

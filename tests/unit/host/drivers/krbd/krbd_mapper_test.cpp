@@ -58,6 +58,11 @@ TEST(KrbdCommands, ReadWriteMapsAbortOnFullWhereTheKernelKnowsIt)
 	spec.map.readOnly = true;
 	EXPECT_EQ(krbdMapCommand(tools, mapRequestOf(spec)).argv,
 		  withPrefix({ "--id", "admin", "--read-only", "rbd/data" }));
+	/* A spec that wants writes held on a full pool, as rbd-nbd holds them. */
+	spec.map.readOnly = false;
+	spec.map.krbdAbortOnFull = false;
+	EXPECT_EQ(krbdMapCommand(tools, mapRequestOf(spec)).argv,
+		  withPrefix({ "--id", "admin", "rbd/data" }));
 }
 
 TEST(KrbdCommands, AbortOnFullFromLinux5)
