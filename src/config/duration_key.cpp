@@ -19,6 +19,8 @@ namespace rbdvolume {
 
 using std::chrono::milliseconds;
 
+namespace {
+
 std::optional<Duration> readDuration(TomlTable &reader, std::string_view key)
 {
 	auto value = reader.readIntegerOrString(key, "a duration string such as '30s'");
@@ -39,6 +41,8 @@ std::optional<Duration> readDuration(TomlTable &reader, std::string_view key)
 	}
 	return Duration{ *parsed, std::move(text) };
 }
+
+} /* namespace */
 
 std::optional<Duration> readBoundedDuration(TomlTable &reader, std::string_view key,
 					    milliseconds min, milliseconds max)

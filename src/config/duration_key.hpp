@@ -17,10 +17,11 @@ struct Duration {
 	std::string text; /* "2min" */
 };
 
-/* A duration string with a unit ("30s"); a bare integer is reported with an example. */
-std::optional<Duration> readDuration(TomlTable &reader, std::string_view key);
-
-/* A duration from `min` to `max`; out of range is reported and read as absent. */
+/*
+ * A duration string with a unit ("30s") from `min` to `max`; a bare integer
+ * is reported with an example, out of range is reported, and either is read
+ * as absent.
+ */
 std::optional<Duration> readBoundedDuration(TomlTable &reader, std::string_view key,
 					    std::chrono::milliseconds min,
 					    std::chrono::milliseconds max);
