@@ -31,7 +31,7 @@ mapfile -t other_files < <(printf '%s\n' "${files[@]}" | grep -v '^tests/' || tr
 log=$(mktemp)
 database=$(mktemp -d)
 trap 'rm -rf "$log" "$database"' EXIT
-# the build's commands without the test programs' precompiled header
+# the build's commands without their precompiled headers (clang's)
 python3 scripts/compdb_without_pch.py "$build" "$database"
 status=0
 tidy() { # tidy OPTIONS_AND_FILES...: one run-clang-tidy
