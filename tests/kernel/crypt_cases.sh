@@ -67,7 +67,7 @@ case_crypt_round_trip() {
 		fail "rotate-key rewrote a keyfile volume kcs shares"
 	[[ $out == *"also the key of volume 'kcs'"* ]] || fail "the refusal does not name kcs: $out"
 	in_guest rm -f /etc/rbd-volume/volumes/kcs.toml
-	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-new.key) || fail "rotate-key failed: $out"
+	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-new.key 2>&1) || fail "rotate-key failed: $out"
 	sys_log "rotate-key: $(echo "$out" | tr '\n' ';')"
 	[ "$(key_of kc)" = "$(key_of kc-new)" ] || fail "the keyfile does not hold the new key"
 	[ "$(in_guest stat -c %a /etc/rbd-volume/keys/kc.key)" = 600 ] || fail "the keyfile's mode changed"
@@ -105,7 +105,7 @@ case_crypt_round_trip() {
 	start_units rbd-volume@kc.service
 	[ "$(read_sum kc data)" = "$sum" ] || fail "data changed across the cut-short rotation"
 	device=$(device_of kc)
-	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-next.key) || fail "the rerun failed: $out"
+	out=$(ctl rotate-key kc --new-keyfile /etc/rbd-volume/keys/kc-next.key 2>&1) || fail "the rerun failed: $out"
 	[[ $out == *"remove-old: key slot $slot destroyed"* ]] || fail "the rerun did not finish: $out"
 	! in_guest cryptsetup luksDump "$device" | grep -q rbd-volume-rotation || fail "the record is still in the header"
 	rc=0

@@ -193,6 +193,9 @@ kg_round_trip_ms() {
 kg_diagnostics() {
 	in_guest journalctl -q --no-pager -n 40 -u 'rbd-volumed*' -u 'rbd-volume@*' -u 'rbd-nbd@*' 2>&1 |
 		sed 's/^/#   /' || true
+	# what rbd-volumectl run by a case itself recorded (rotate-key, down): not in a unit's log
+	in_guest journalctl -q --no-pager -n 10 -t rbd-volumectl _SYSTEMD_UNIT=kernel-suite-agent.service 2>&1 |
+		sed 's/^/#   /' || true
 	in_guest dmesg 2>&1 | tail -n 15 | sed 's/^/#   kernel: /' || true
 }
 
