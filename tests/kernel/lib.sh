@@ -220,17 +220,19 @@ KG_PBKDF_TIME='pbkdf-time = "100ms"'
 # kspec NAME DRIVER FS [KEY=VALUE...]: a volume spec for image NAME, mapped by
 # DRIVER (krbd, nbd, auto), FS ext4, xfs or "block", published at /srv/NAME.
 # KEY=VALUE: size=SIZE (none: the image exists, no [image.create]), krbd=OPTS
-# and nbd=OPTS ("a","b" TOML array items), crypt=KEYFILE (LUKS2 keyed by it),
+# and nbd=OPTS ("a","b" TOML array items), abort-on-full=false (krbd's writes
+# wait on a full pool), crypt=KEYFILE (LUKS2 keyed by it),
 # kek=KEYFILE[@VOLUME-ID] (LUKS2 keyed by a data key in the image's metadata,
 # wrapped by KEYFILE for VOLUME-ID, as ceph-csi keeps it). With KSPEC_TO set,
 # the spec goes to that file on this side instead of into the guest.
 kspec() {
-	local name=$1 driver=$2 fs=$3 size=256M krbd="" nbd="" crypt="" kek="" kv
+	local name=$1 driver=$2 fs=$3 size=256M krbd="" abort="" nbd="" crypt="" kek="" kv
 	shift 3
 	for kv in "$@"; do
 		case $kv in
 		size=*) size=${kv#size=} ;;
 		krbd=*) krbd=${kv#krbd=} ;;
+		abort-on-full=*) abort=${kv#abort-on-full=} ;;
 		nbd=*) nbd=${kv#nbd=} ;;
 		crypt=*) crypt=${kv#crypt=} ;;
 		kek=*) kek=${kv#kek=} ;;
@@ -244,7 +246,10 @@ kspec() {
 		[ "$size" = none ] || printf '[image.create]\nsize = "%s"\n\n' "$size"
 		printf '[cluster]\nid = "%s"\nkeyring = "%s"\n\n' "$CEPH_TEST_ID" "$CEPH_TEST_KEYRING"
 		printf '[map]\ndriver = "%s"\n\n' "$driver"
-		[ -z "$krbd" ] || printf '[map.krbd]\noptions = [%s]\n\n' "$krbd"
+		[ -z "$krbd$abort" ] || printf '[map.krbd]\n'
+		[ -z "$krbd" ] || printf 'options = [%s]\n' "$krbd"
+		[ -z "$abort" ] || printf 'abort-on-full = %s\n' "$abort"
+		[ -z "$krbd$abort" ] || printf '\n'
 		[ -z "$nbd" ] || printf '[map.nbd]\noptions = [%s]\n\n' "$nbd"
 		[ -z "$crypt" ] || printf '[encryption]\ntype = "luks2"\nkeyfile = "%s"\n%s\n' "$crypt" "$KG_PBKDF_TIME"
 		[ -z "$kek" ] || printf '[encryption]\ntype = "luks2"\npassphrase = "image-metadata"\nkeyfile = "%s"\n%s\n' "${kek%%@*}" "$KG_PBKDF_TIME"

@@ -427,49 +427,64 @@ start_filler() {
 	wait_for 30 in_guest test -s "/run/rbdv-fill-$1.count" || fail "the filler of $1 did not start writing"
 }
 fill_count() { in_guest cat "/run/rbdv-fill-$1.count"; }
+krbd_aborts() { # krbd_aborts NAME: yes when NAME's krbd mapping fails writes on a full pool
+	# shellcheck disable=SC2016 # expanded inside
+	in_guest sh -c 'grep -qw abort_on_full "/sys/bus/rbd/devices/${1#/dev/rbd}/config_info" && echo yes || echo no' \
+		krbd_aborts "$(device_of "$1")"
+}
 fill_error() { in_guest cat "/run/rbdv-fill-$1.error" 2>/dev/null; }
 fill_beyond() { [ "$(fill_count "$1")" -gt "$2" ]; } # fill_beyond NAME N: more than N written
 not_pool_full() { ! vol_condition "$1" PoolFull; }
 mount_id() { in_guest findmnt -rn -o ID --mountpoint "/srv/$1"; }
 unit_gone() { ! in_guest systemctl is-active --quiet "$1"; }
 
-# The pool reaches its quota under a writer on a krbd ext4, a krbd xfs and
-# an nbd ext4 volume (a quota of 1 MiB, which the images' data passes at
+# The pool reaches its quota under a writer on a krbd ext4, a krbd xfs, an
+# nbd ext4 volume and two raw krbd block volumes, one of them with
+# abort-on-full = false (a quota of 1 MiB, which the images' data passes at
 # once; the mon enforces it from a ceph-mgr's figures, started for this
 # case). Every volume is PoolFull, the quota named, while it lasts.
-# krbd fails the writes with ENOSPC (abort_on_full): the ext4 writer gets
-# that or, once ext4's journal aborted, EROFS, never EIO, and the volume
-# shows FilesystemErrors; the xfs shuts down on its failed log write, also
-# FilesystemErrors; rbd-nbd's writes wait. With room again no volume is
-# PoolFull, the nbd writer goes on with no error, and the krbd volumes
-# stay degraded until a down and an up check the ext4 and mount the xfs
-# again. Nothing is remounted behind the applications.
+# krbd fails the writes with ENOSPC (abort_on_full): the raw writer gets
+# that, the ext4 writer that or, once ext4's journal aborted, EROFS, never
+# EIO, and the volume shows FilesystemErrors; the xfs shuts down on its
+# failed log write, also FilesystemErrors; the writes of rbd-nbd and of
+# krbd without abort_on_full wait. With room again no volume is PoolFull,
+# the writers that waited and the raw writer go on, and the krbd volumes
+# with a filesystem stay degraded until a down and an up check the ext4
+# and mount the xfs again. Nothing is remounted behind the applications.
 case_life_pool_full() {
-	local v before started full_at=() count mounts
+	local v before=() started full_at=() count mounts
 	in_guest modprobe rbd
 	kspec fk krbd ext4
 	kspec fx krbd xfs size=320M
 	kspec fn nbd ext4
-	start_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service
-	wait_up 60 fk fx fn
-	# shellcheck disable=SC2016 # expanded inside
-	in_guest sh -c 'grep -q abort_on_full /sys/bus/rbd/devices/*/config_info' ||
-		fail "krbd mapped fk without abort_on_full"
+	kspec fb krbd block
+	kspec fw krbd block abort-on-full=false
+	start_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service \
+		rbd-volume@fb.service rbd-volume@fw.service
+	wait_up 60 fk fx fn fb fw
+	[ "$(krbd_aborts fk)" = yes ] || fail "krbd mapped fk without abort_on_full"
+	[ "$(krbd_aborts fw)" = no ] || fail "krbd mapped fw with abort_on_full"
 	mounts=$(mount_id fk)
 	cluster_mgr || fail "no ceph-mgr: $(tail -n 3 "$SYS_WORK/cluster.log")"
 	start_filler fk /srv/fk/fill direct
 	start_filler fx /srv/fx/fill direct
 	start_filler fn /srv/fn/fill direct,sync
+	start_filler fb "$(device_of fb)" direct
+	start_filler fw "$(device_of fw)" direct
 	touch "$SYS_WORK/vm/pool-quota"
 	pool_quota 1048576 || fail "cannot set the pool's quota"
 	started=$SECONDS
-	for v in fk fx fn; do
+	for v in fk fx fn fb fw; do
 		wait_for 90 vol_condition "$v" PoolFull "the pool '$CEPH_POOL' is full: its quota of 1 MiB is reached" ||
 			fail "$v is not PoolFull $((SECONDS - started)) s after the quota: $(vol_field "$v" conditions)"
 		full_at+=("$v $((SECONDS - started)) s")
 	done
-	wait_for 60 in_guest test -s /run/rbdv-fill-fk.error ||
-		fail "fk's writes did not fail on the full pool: $(fill_count fk) writes"
+	for v in fk fb; do
+		wait_for 60 in_guest test -s "/run/rbdv-fill-$v.error" ||
+			fail "$v's writes did not fail on the full pool: $(fill_count "$v") writes"
+	done
+	[[ $(fill_error fb) == *"No space left on device"* ]] ||
+		fail "fb's raw write failed otherwise than with ENOSPC: $(fill_error fb)"
 	sys_log "PoolFull after the quota was set: ${full_at[*]}; fk's first failed write: $(fill_error fk)"
 	case $(fill_error fk) in
 	*"No space left on device"* | *"Read-only file system"*) ;;
@@ -480,17 +495,22 @@ case_life_pool_full() {
 	wait_for 60 vol_condition fx FilesystemErrors "xfs on /dev/rbd" ||
 		fail "fx's xfs is not shown shut down: $(vol_field fx conditions); $(fill_error fx)"
 	sys_log "fx's first failed write: $(fill_error fx)"
-	before=$(fill_count fn)
+	before=("$(fill_count fn)" "$(fill_count fw)" "$(fill_count fb)")
 	sleep 5
-	[ "$(fill_count fn)" = "$before" ] || fail "fn's writes went on on a full pool ($before, then $(fill_count fn))"
-	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
+	[ "$(fill_count fn)" = "${before[0]}" ] || fail "fn's writes went on on a full pool (${before[0]}, then $(fill_count fn))"
+	[ "$(fill_count fw)" = "${before[1]}" ] || fail "fw's writes went on on a full pool (${before[1]}, then $(fill_count fw))"
+	for v in fn fw; do
+		! in_guest test -s "/run/rbdv-fill-$v.error" || fail "$v's writes failed: $(fill_error "$v")"
+	done
 
 	pool_quota 0 || fail "cannot lift the pool's quota"
 	rm -f "$SYS_WORK/vm/pool-quota"
 	started=$SECONDS
-	wait_up 120 fn
-	sys_log "fn up $((SECONDS - started)) s after the quota was lifted; fk: $(vol_field fk phase)"
-	wait_for 60 fill_beyond fn "$before" || fail "fn's writes did not resume"
+	wait_up 120 fn fw fb
+	sys_log "fn, fw and fb up $((SECONDS - started)) s after the quota was lifted; fk: $(vol_field fk phase)"
+	wait_for 60 fill_beyond fn "${before[0]}" || fail "fn's writes did not resume"
+	wait_for 60 fill_beyond fw "${before[1]}" || fail "fw's writes did not resume"
+	wait_for 60 fill_beyond fb "${before[2]}" || fail "fb's writes did not go on"
 	for v in fk fx; do
 		wait_for 30 not_pool_full "$v" || fail "$v is still PoolFull with room in the pool"
 		# its filesystem still fails every write: degraded until the operator acts
@@ -498,11 +518,13 @@ case_life_pool_full() {
 		expect_phase "$v" degraded
 	done
 	[ "$(mount_id fk)" = "$mounts" ] || fail "remounted behind the application's back"
-	in_guest touch /run/rbdv-fill-fk.stop /run/rbdv-fill-fx.stop /run/rbdv-fill-fn.stop
-	for v in fk fx fn; do
+	in_guest touch /run/rbdv-fill-{fk,fx,fn,fb,fw}.stop
+	for v in fk fx fn fb fw; do
 		wait_for 60 unit_gone "rbdv-fill-$v.service" || fail "$v's filler did not stop"
 	done
-	! in_guest test -s /run/rbdv-fill-fn.error || fail "fn's writes failed: $(fill_error fn)"
+	for v in fn fw; do
+		! in_guest test -s "/run/rbdv-fill-$v.error" || fail "$v's writes failed: $(fill_error "$v")"
+	done
 	count=$(fill_count fn)
 	for v in fk fx; do
 		in_guest "$SYS_BINDIR/rbd-volumectl" down "$v" || fail "down $v failed"
@@ -516,5 +538,6 @@ case_life_pool_full() {
 		in_guest dd if=/dev/zero of="/srv/$v/after" bs=64k count=1 oflag=direct,sync status=none ||
 			fail "$v takes no writes after its up"
 	done
-	stop_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service
+	stop_units rbd-volume@fk.service rbd-volume@fx.service rbd-volume@fn.service \
+		rbd-volume@fb.service rbd-volume@fw.service
 }
