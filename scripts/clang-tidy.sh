@@ -31,8 +31,8 @@ mapfile -t other_files < <(printf '%s\n' "${files[@]}" | grep -v '^tests/' || tr
 log=$(mktemp)
 database=$(mktemp -d)
 trap 'rm -rf "$log" "$database"' EXIT
-# the build's commands without their precompiled headers (clang's)
-python3 scripts/compdb_without_pch.py "$build" "$database"
+# the build's commands, with precompiled headers clang-tidy 22 can read (clang's)
+python3 scripts/compdb_for_tidy.py "$build" "$database" "$(command -v clang++-22)" "${files[@]}"
 status=0
 tidy() { # tidy OPTIONS_AND_FILES...: one run-clang-tidy
 	# gcc's warning options, when the database is gcc's, are not clang's
