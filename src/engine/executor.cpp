@@ -68,6 +68,7 @@ private:
 	const PublishTarget *target(const std::string &path) const;
 	void resolvePendingMap();
 	void forgetTarget(const std::string &path);
+	DeviceContents contentsBeforeFormat();
 	/* One probe per device per run: nothing between two steps writes a signature but mkfs. */
 	ProbeResult probeOnce(const std::string &device)
 	{
@@ -92,6 +93,21 @@ private:
 	bool imageCreated_ = false;   /* this run made the image: it reads as zeroes */
 	std::string formattedDevice_; /* what this run's mkfs made a filesystem on */
 };
+
+/*
+ * Zeroes when this run created the image or the cluster proves it was never
+ * written; anything else, a failed ask included, leaves mkfs careful. Through
+ * LUKS even an unwritten image's zeroes read as noise.
+ */
+DeviceContents Run::contentsBeforeFormat()
+{
+	if (spec_.encryption)
+		return DeviceContents::Unknown;
+	if (imageCreated_)
+		return DeviceContents::Zeroes;
+	auto unwritten = host_.images.readsZeroes(image_);
+	return unwritten && *unwritten ? DeviceContents::Zeroes : DeviceContents::Unknown;
+}
 
 /* A change that happened but cannot be recorded is uncertain: our record lags the host. */
 Result<Change> Run::saved(Result<Change> change)
@@ -243,11 +259,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 		return fail(Errc::Conflict, dev + " is blank and the volume is read-only");
 
 	probedDevice_.clear(); /* mkfs changes what a probe sees */
-	/* Through LUKS even a fresh image's zeroes read as noise. */
-	const DeviceContents contents = imageCreated_ && !spec_.encryption
-						? DeviceContents::Zeroes
-						: DeviceContents::Unknown;
-	auto formatted = host_.filesystems.format(dev, fs, contents);
+	auto formatted = host_.filesystems.format(dev, fs, contentsBeforeFormat());
 	if (!formatted) {
 		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
 		if (formatted.error().uncertain() && host_.probe.probe(dev).shows(wanted)) {

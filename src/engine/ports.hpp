@@ -36,7 +36,8 @@ struct ImageChange {
 
 /*
  * What a device holds before mkfs, as far as the caller knows: zeroes only
- * when it is an image the same run created and nothing has written since.
+ * when it is an image the same run created, or one the cluster proves was
+ * never written (Images::readsZeroes), and nothing has written since.
  */
 enum class DeviceContents : uint8_t { Unknown, Zeroes };
 
@@ -210,6 +211,13 @@ public:
 	 * read-only and multi-writer volumes.
 	 */
 	virtual Result<void> checkSoleWriter(const ImageRequest &request) = 0;
+	/*
+	 * Whether every block of the image reads as zeroes, as the cluster can
+	 * prove it without reading them: no data object was ever written (its
+	 * parent's overlap included). false when one was, and when it cannot
+	 * tell cheaply; an error leaves the caller as unsure as false does.
+	 */
+	virtual Result<bool> readsZeroes(const ImageRequest & /*request*/) { return false; }
 	/* The value the image's metadata keeps under `key`; nullopt when it keeps none. */
 	virtual Result<std::optional<std::string>> metadata(const ImageRequest &request,
 							    const std::string &key) = 0;

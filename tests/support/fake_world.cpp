@@ -17,6 +17,7 @@ const char *fakeOpName(FakeOp op)
 		{ FakeOp::Map, "map" },
 		{ FakeOp::Unmap, "unmap" },
 		{ FakeOp::EnsureImage, "ensure-image" },
+		{ FakeOp::ReadsZeroes, "reads-zeroes" },
 		{ FakeOp::Format, "format" },
 		{ FakeOp::Check, "check" },
 		{ FakeOp::Save, "save" },
@@ -52,6 +53,12 @@ void FakeWorld::addImage(const ImageSpec &image, std::string signature, bool amb
 	added.signature = std::move(signature);
 	added.ambivalent = ambivalent;
 	added.fsSize = added.signature.empty() ? 0 : added.size;
+}
+
+void FakeWorld::addUnwrittenImage(const ImageSpec &image)
+{
+	addImage(image);
+	images_.at(image.display()).zeroed = true;
 }
 
 bool FakeWorld::hasImage(const ImageSpec &image) const
@@ -517,6 +524,17 @@ Result<ImageChange> FakeWorld::ensureImage(const ImageRequest &request)
 	if (f)
 		return faultError(FakeOp::EnsureImage);
 	return ImageChange{ Change::Changed, "created", true };
+}
+
+Result<bool> FakeWorld::readsZeroes(const ImageRequest &request)
+{
+	if (fault(FakeOp::ReadsZeroes) != nullptr)
+		return faultError(FakeOp::ReadsZeroes);
+	const auto it = images_.find(request.image.display());
+	if (it == images_.end())
+		return fail(Errc::NotFound, "image " + request.image.display() + " does not exist");
+	const FakeImage &image = it->second;
+	return image.zeroed && image.signature.empty() && !image.data;
 }
 
 Result<std::string> FakeWorld::format(const std::string &device, const FilesystemSpec &fs,

@@ -33,6 +33,7 @@ enum class FakeOp : uint8_t {
 	Map,
 	Unmap,
 	EnsureImage,
+	ReadsZeroes,
 	Format,
 	Check,
 	Save,
@@ -85,6 +86,8 @@ public:
 
 	/* Setting the scene. */
 	void addImage(const ImageSpec &image, std::string signature = {}, bool ambivalent = false);
+	/* An image someone else created and nothing wrote: blank, and the cluster can prove it. */
+	void addUnwrittenImage(const ImageSpec &image);
 	bool hasImage(const ImageSpec &image) const;
 	void setSignature(const ImageSpec &image, std::string signature, bool ambivalent = false);
 	/* Random bytes, no signature: not blank. */
@@ -174,6 +177,8 @@ public:
 	}
 	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
+	/* librbd's proof: the image was never written since it was created (zeroed). */
+	Result<bool> readsZeroes(const ImageRequest &request) override;
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,
 						    const std::string &key) override;
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,

@@ -309,6 +309,20 @@ Result<void> LibrbdCluster::checkSoleWriter(const ImageRequest &request)
 		    EBUSY);
 }
 
+Result<bool> LibrbdCluster::readsZeroes(const ImageRequest &request)
+{
+	auto session = openSession(request);
+	if (!session)
+		return tl::make_unexpected(session.error());
+	auto opened = RbdImage::openReadOnly(session->ioctx.get(), headOf(request.image),
+					     session->connection->context());
+	auto unwritten =
+		opened ? opened->neverWritten() : Result<bool>(tl::make_unexpected(opened.error()));
+	if (!unwritten)
+		settle(request, *session, unwritten.error());
+	return unwritten;
+}
+
 Result<std::optional<std::string>> LibrbdCluster::metadata(const ImageRequest &request,
 							   const std::string &key)
 {

@@ -39,6 +39,7 @@ public:
 	 * a read-only or multi-writer spec.
 	 */
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
+	Result<bool> readsZeroes(const ImageRequest &request) override;
 
 	/* Of the image's head, open read-only to read and read-write to set. */
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,

@@ -125,6 +125,46 @@ Result<uint64_t> RbdImage::features() const
 	return bits;
 }
 
+namespace {
+
+/* Stops the iteration at the first extent that holds data: one is enough. */
+constexpr int FoundData = -EEXIST;
+
+int stopAtData(uint64_t /*offset*/, size_t /*length*/, int exists, void *found)
+{
+	if (exists == 0)
+		return 0;
+	*static_cast<bool *>(found) = true;
+	return FoundData;
+}
+
+} /* namespace */
+
+Result<bool> RbdImage::neverWritten() const
+{
+	auto bits = features();
+	if (!bits)
+		return tl::make_unexpected(bits.error());
+	if ((*bits & RBD_FEATURE_FAST_DIFF) == 0)
+		return false;
+	uint64_t flags = 0;
+	if (const int ret = rbd_get_flags(image_.get(), &flags); ret < 0)
+		return tl::make_unexpected(error(ret, "reading the flags"));
+	if ((flags & (RBD_FLAG_OBJECT_MAP_INVALID | RBD_FLAG_FAST_DIFF_INVALID)) != 0)
+		return false;
+	auto length = size();
+	if (!length)
+		return tl::make_unexpected(length.error());
+	bool found = false;
+	const int ret = rbd_diff_iterate2(image_.get(), nullptr, 0, *length, 1 /* include_parent */,
+					  1 /* whole_object */, stopAtData, &found);
+	if (found)
+		return false;
+	if (ret < 0)
+		return tl::make_unexpected(error(ret, "listing the written objects"));
+	return true;
+}
+
 Result<std::vector<std::string>> RbdImage::watchers() const
 {
 	std::vector<rbd_image_watcher_t> list(FirstGuess);

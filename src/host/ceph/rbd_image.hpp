@@ -42,6 +42,14 @@ public:
 	Result<std::vector<std::string>> watchers() const;
 	/* The addresses of the clients holding a lock on the image (the exclusive lock). */
 	Result<std::vector<std::string>> lockOwners() const;
+	/*
+	 * true when librbd's fast-diff object map, valid and asked from the
+	 * start of the image with its parent's overlap included, shows no data
+	 * object: every block reads as zeroes. false when it shows one, and when
+	 * the image has no such map or its map is flagged invalid (then only
+	 * reading every object could tell).
+	 */
+	Result<bool> neverWritten() const;
 	/* Never shrinks (allow_shrink = false). */
 	Result<void> grow(uint64_t sizeBytes);
 	/* The value kept under `key` in the image's metadata; nullopt when none is. */

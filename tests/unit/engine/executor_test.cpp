@@ -126,8 +126,8 @@ TEST(Executor, ABlankImageFoundIsFormattedAsUnknownContents)
 	EXPECT_TRUE(rig.world.violations().empty());
 }
 
-/* Created in an earlier run that stopped before mkfs: this run cannot vouch for its contents. */
-TEST(Executor, AnImageCreatedInAnEarlierRunIsFormattedAsUnknownContents)
+/* Created in an earlier run that stopped before mkfs: the cluster vouches it was never written. */
+TEST(Executor, AnImageCreatedInAnEarlierRunAndNeverWrittenIsFormattedAsZeroes)
 {
 	Rig rig(dataSpec());
 	rig.world.failNext(FakeOp::Map, Errc::Io);
@@ -137,6 +137,41 @@ TEST(Executor, AnImageCreatedInAnEarlierRunIsFormattedAsUnknownContents)
 	ASSERT_TRUE(rig.world.hasImage(rig.spec.image));
 	auto second = rig.pass();
 	ASSERT_TRUE(second && second->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Zeroes);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* Made by another tool (ceph-csi's provisioner) and never written: proven zeroes, not assumed. */
+TEST(Executor, ABlankImageTheClusterProvesUnwrittenIsFormattedAsZeroes)
+{
+	Rig rig(dataSpec());
+	rig.world.addUnwrittenImage(rig.spec.image);
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Zeroes);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* Blank to the probe but written once (wiped with zeroes): mkfs stays careful. */
+TEST(Executor, ABlankImageWrittenBeforeIsFormattedAsUnknownContents)
+{
+	Rig rig(dataSpec());
+	rig.world.addUnwrittenImage(rig.spec.image);
+	rig.world.setSignature(rig.spec.image, "");
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
+	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
+	EXPECT_TRUE(rig.world.violations().empty());
+}
+
+/* A cluster that cannot say leaves mkfs careful; the format itself goes on. */
+TEST(Executor, AFailedProofOfZeroesFormatsAsUnknownContents)
+{
+	Rig rig(dataSpec());
+	rig.world.addUnwrittenImage(rig.spec.image);
+	rig.world.failNext(FakeOp::ReadsZeroes, Errc::Timeout);
+	auto outcome = rig.pass();
+	ASSERT_TRUE(outcome && outcome->report.ok()) << rig.world.describe();
 	EXPECT_EQ(rig.world.lastFormatContents(), DeviceContents::Unknown);
 }
 
