@@ -19,7 +19,7 @@ case_csi_krbd() { kg_csi rbd /dev/rbd; }
 case_csi_nbd() { kg_csi rbd-nbd /dev/nbd; }
 
 kg_csi() { # kg_csi MOUNTER DEVICE-PREFIX
-	local id image staging target name sum round
+	local id image staging target name sum round format
 	CSI_MOUNTER=$1
 	id=0001-0012-test-cluster-0000000000000001-kernel-$1
 	image=csi_${1//-/_}
@@ -35,6 +35,10 @@ kg_csi() { # kg_csi MOUNTER DEVICE-PREFIX
 		[[ $(device_of "$name") == "$2"* ]] ||
 			fail "mounter $1 staged on '$(device_of "$name")', not $2*"
 		if [ "$round" = 1 ]; then
+			# made by `rbd create` and never written: librbd proves it reads as zeroes
+			format=$(in_guest journalctl -q -o export RBDV_VOLUME="$name" RBDV_STEP=format-if-blank |
+				sed -n 's/^RBDV_DETAIL=//p')
+			[[ $format == *lazy_journal_init=1* ]] || fail "the provisioner's blank image was formatted as '$format'"
 			sum=$(in_guest sh -c "head -c 4M /dev/urandom >'$target/data' && sync -f '$target/data' &&
 				sha256sum <'$target/data'")
 		else
