@@ -26,20 +26,24 @@ import sys
 DROPPED_WITH_VALUE = ("-o", "-MQ", "-MF", "-MT")
 
 
-def flag_key(args):
-    """What a precompiled header must share with the files that use it."""
-    key = []
+def without_outputs(args):
+    """A compile's arguments without what it writes (the object, its dependency file)."""
+    out = []
     skip = False
-    for arg in args[1:]:
+    for arg in args:
         if skip:
             skip = False
         elif arg in DROPPED_WITH_VALUE:
             skip = True
-        elif arg == "-MD" or arg.startswith("-I") or arg == "-c" or arg.endswith(".hpp"):
-            continue
-        else:
-            key.append(arg)
-    return tuple(key)
+        elif arg != "-MD":
+            out.append(arg)
+    return out
+
+
+def flag_key(args, header):
+    """What a precompiled header must share with the files that use it."""
+    return tuple(arg for arg in without_outputs(args[1:])
+                 if not (arg.startswith("-I") or arg in ("-c", header)))
 
 
 def pch_of(args):
@@ -63,16 +67,7 @@ def without_pch(args):
 
 def header_command(clang, args, output):
     """The header's own compile, by CLANG, into output, without its dependency file."""
-    out = [clang]
-    skip = False
-    for arg in args[1:]:
-        if skip:
-            skip = False
-        elif arg in DROPPED_WITH_VALUE:
-            skip = True
-        elif arg != "-MD":
-            out.append(arg)
-    return out + ["-o", output]
+    return [clang] + without_outputs(args[1:]) + ["-o", output]
 
 
 def main():
@@ -101,7 +96,7 @@ def main():
         if pch is not None and (not wanted or path_of(entry) in wanted):
             maker = makers[pch]
             header = path_of(maker)
-            key = (header, flag_key(args_of(maker)))
+            key = (header, flag_key(args_of(maker), maker["file"]))
             if key not in compiles:
                 output = os.path.join(out_dir, "pch", "%d-%s.pch" % (len(compiles), os.path.basename(header)))
                 compiles[key] = (maker["directory"], header_command(clang, args_of(maker), output))
