@@ -33,6 +33,11 @@ public:
 	{
 		return fail(Errc::Internal, "a teardown does not map " + request.image.display());
 	}
+	Result<bool> readsZeroes(const ImageRequest &request) override
+	{
+		return fail(Errc::Internal,
+			    "a teardown does not format " + request.image.display());
+	}
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,
 						    const std::string & /*key*/) override
 	{

@@ -217,7 +217,7 @@ public:
 	 * parent's overlap included). false when one was, and when it cannot
 	 * tell cheaply; an error leaves the caller as unsure as false does.
 	 */
-	virtual Result<bool> readsZeroes(const ImageRequest & /*request*/) { return false; }
+	virtual Result<bool> readsZeroes(const ImageRequest &request) = 0;
 	/* The value the image's metadata keeps under `key`; nullopt when it keeps none. */
 	virtual Result<std::optional<std::string>> metadata(const ImageRequest &request,
 							    const std::string &key) = 0;

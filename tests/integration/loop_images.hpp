@@ -40,6 +40,8 @@ public:
 	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	/* Loop "images" have no other clients. */
 	Result<void> checkSoleWriter(const ImageRequest & /*spec*/) override { return {}; }
+	/* A loop file has no map of what was written: only a file made in the run is known zeroes. */
+	Result<bool> readsZeroes(const ImageRequest & /*spec*/) override { return false; }
 	/* Kept in memory, for as long as this object lives. */
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,
 						    const std::string &key) override

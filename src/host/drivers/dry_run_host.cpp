@@ -152,6 +152,11 @@ Result<void> DryRunHost::checkSoleWriter(const ImageRequest &request)
 	return refused("inspect " + request.image.display());
 }
 
+Result<bool> DryRunHost::readsZeroes(const ImageRequest &request)
+{
+	return refused("inspect " + request.image.display());
+}
+
 Result<std::optional<std::string>> DryRunHost::metadata(const ImageRequest &request,
 							const std::string &key)
 {

@@ -71,6 +71,7 @@ private:
 	}
 	Result<ImageChange> ensureImage(const ImageRequest &request) override;
 	Result<void> checkSoleWriter(const ImageRequest &request) override;
+	Result<bool> readsZeroes(const ImageRequest &request) override;
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,
 						    const std::string &key) override;
 	Result<void> setMetadata(const ImageRequest &request, const std::string &key,

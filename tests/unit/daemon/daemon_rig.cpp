@@ -207,6 +207,12 @@ Result<void> SafeWorld::checkSoleWriter(const ImageRequest &spec)
 	return FakeWorld::checkSoleWriter(spec);
 }
 
+Result<bool> SafeWorld::readsZeroes(const ImageRequest &spec)
+{
+	const Call call(*this, std::nullopt, "");
+	return FakeWorld::readsZeroes(spec);
+}
+
 Result<std::string> SafeWorld::format(const std::string &device, const FilesystemSpec &fs,
 				      DeviceContents contents)
 {

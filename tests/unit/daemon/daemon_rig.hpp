@@ -84,6 +84,7 @@ public:
 	Result<Change> unmap(const MapRequest &spec, const std::string &device) override;
 	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	Result<void> checkSoleWriter(const ImageRequest &spec) override;
+	Result<bool> readsZeroes(const ImageRequest &spec) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
 				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
