@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/base64.hpp"
+
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -47,39 +49,6 @@ void base64Encode(const unsigned char *in, size_t size, std::string_view alphabe
 		*out++ = rest > 1 ? static_cast<unsigned char>(alphabet[(group >> 6) & 63]) : '=';
 		*out++ = rest > 2 ? static_cast<unsigned char>(alphabet[group & 63]) : '=';
 	}
-}
-
-/* Standard base64 with padding, strictly: nullopt for anything else. */
-std::optional<std::vector<unsigned char>> base64Decode(std::string_view text)
-{
-	if (text.size() % 4 != 0)
-		return std::nullopt;
-	size_t padding = 0;
-	while (padding < 2 && padding < text.size() && text[text.size() - 1 - padding] == '=')
-		++padding;
-	std::vector<unsigned char> out;
-	out.reserve(text.size() / 4 * 3);
-	uint32_t group = 0;
-	for (size_t i = 0; i < text.size(); ++i) {
-		uint32_t value = 0;
-		if (i >= text.size() - padding) {
-			value = 0;
-		} else if (const size_t at = Base64Std.find(text[i]);
-			   at != std::string_view::npos) {
-			value = static_cast<uint32_t>(at);
-		} else {
-			return std::nullopt;
-		}
-		group = (group << 6) | value;
-		if (i % 4 == 3) {
-			out.push_back(static_cast<unsigned char>(group >> 16));
-			out.push_back(static_cast<unsigned char>(group >> 8));
-			out.push_back(static_cast<unsigned char>(group));
-			group = 0;
-		}
-	}
-	out.resize(out.size() - padding);
-	return out;
 }
 
 /* The two string members of {"dek":"…","nonce":"…"}, in either order; nothing else. */
