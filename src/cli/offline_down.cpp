@@ -52,6 +52,10 @@ public:
 	}
 	/* A teardown goes on whatever the pool's state. */
 	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) override
+	{
+		return fail(Errc::Internal, "a teardown does not map " + request.image.display());
+	}
 };
 
 std::string conflictsText(const std::vector<Conflict> &conflicts)

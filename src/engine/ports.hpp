@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -195,6 +196,20 @@ public:
 	virtual Result<Change> followImageSize(const MapRequest &request) = 0;
 };
 
+/*
+ * What the kernel's rbd client needs from the cluster to map an image by
+ * itself (/sys/bus/rbd/add_single_major): where the monitors listen, as
+ * "IP:PORT" for each messenger protocol, and the image's feature bits, which
+ * the kernel refuses to map when it lacks one.
+ */
+struct KernelMapFacts {
+	std::vector<std::string> msgr1Monitors; /* ms_mode=legacy, krbd's default */
+	std::vector<std::string> msgr2Monitors; /* every other ms_mode */
+	uint64_t features = 0;			/* RBD_FEATURE_* bits of the image */
+
+	bool operator==(const KernelMapFacts &) const = default;
+};
+
 /* The RBD images in the cluster: their existence, size and other users. */
 class Images
 {
@@ -231,6 +246,8 @@ public:
 	 * watched knows nothing.
 	 */
 	virtual std::string poolFull(const ImageRequest &request) = 0;
+	/* The monitors' addresses and the image's features, for krbd's own map. */
+	virtual Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) = 0;
 };
 
 /* The filesystem on a mapped device: made, checked and grown by the filesystem's tools. */

@@ -13,6 +13,7 @@
 #include "host/ceph/ceph_errors.hpp"
 #include "host/ceph/image_features.hpp"
 #include "host/ceph/monitor_hosts.hpp"
+#include "host/ceph/monitor_map.hpp"
 #include "host/ceph/pool_fullness.hpp"
 #include "host/ceph/pool_watch.hpp"
 
@@ -34,6 +35,23 @@ TEST(ImageFeatures, NamesAndBitsRoundTrip)
 	auto none = featureBits({});
 	ASSERT_TRUE(none);
 	EXPECT_EQ(*none, 0U);
+}
+
+/* `ceph mon dump`'s plain text, as a Reef monitor prints it; the first monitor speaks both. */
+TEST(MonitorMap, AddressesByProtocolWithoutNonces)
+{
+	const MonitorAddresses monitors = monitorAddresses(
+		"epoch 3\nfsid 6f3f4c1e-0000-4000-8000-000000000000\n"
+		"last_changed 2026-11-30T20:00:00.000000+0000\nmin_mon_release 16 (pacific)\n"
+		"election_strategy: 1\n"
+		"0: [v2:10.0.0.1:3300/0,v1:10.0.0.1:6789/0] mon.a\n"
+		"1: v1:10.0.0.2:6789/0 mon.b\n"
+		"2: [v2:[fd00::3]:3300/0,v1:[fd00::3]:6789/0] mon.c\n");
+	EXPECT_EQ(monitors.msgr1,
+		  (std::vector<std::string>{ "10.0.0.1:6789", "10.0.0.2:6789", "[fd00::3]:6789" }));
+	EXPECT_EQ(monitors.msgr2, (std::vector<std::string>{ "10.0.0.1:3300", "[fd00::3]:3300" }));
+	EXPECT_TRUE(monitorAddresses("").msgr1.empty());
+	EXPECT_TRUE(monitorAddresses("epoch 1\n0: nothing here\n").msgr1.empty());
 }
 
 TEST(ImageFeatures, UnknownNamesAreRefused)

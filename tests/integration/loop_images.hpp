@@ -42,6 +42,11 @@ public:
 	Result<void> checkSoleWriter(const ImageRequest & /*spec*/) override { return {}; }
 	/* A loop file has no map of what was written: only a file made in the run is known zeroes. */
 	Result<bool> readsZeroes(const ImageRequest & /*spec*/) override { return false; }
+	/* Nothing maps a loop file through the kernel's rbd client. */
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) override
+	{
+		return fail(Errc::Unsupported, request.image.display() + " is a loop file");
+	}
 	/* Kept in memory, for as long as this object lives. */
 	Result<std::optional<std::string>> metadata(const ImageRequest &request,
 						    const std::string &key) override

@@ -185,6 +185,11 @@ public:
 				 const std::string &value) override;
 	/* The fake cluster's pools never fill. */
 	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
+	/* The engine never asks: only the krbd adapter does, on a real cluster. */
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) override
+	{
+		return fail(Errc::Unsupported, "no kernel maps " + request.image.display());
+	}
 	/* Other clients that have the image open, as `rbd status` would list them. */
 	void setUsers(const ImageSpec &image, std::vector<std::string> clients);
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,

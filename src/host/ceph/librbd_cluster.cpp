@@ -8,6 +8,7 @@
 
 #include "common/size_text.hpp"
 #include "host/ceph/image_features.hpp"
+#include "host/ceph/monitor_map.hpp"
 #include "host/ceph/rbd_image.hpp"
 
 namespace rbdvolume {
@@ -352,6 +353,33 @@ Result<void> LibrbdCluster::setMetadata(const ImageRequest &request, const std::
 	if (!set)
 		settle(request, *session, set.error());
 	return set;
+}
+
+/*
+ * The monitors as the monitors themselves list them (what librados was told
+ * may be host names, or one monitor of several), and the head's features:
+ * a snapshot's are the image's.
+ */
+Result<KernelMapFacts> LibrbdCluster::kernelMapFacts(const ImageRequest &request)
+{
+	auto session = openSession(request);
+	if (!session)
+		return tl::make_unexpected(session.error());
+	auto dump = session->connection->monCommand(R"({"prefix": "mon dump"})");
+	if (!dump) {
+		settle(request, *session, dump.error());
+		return tl::make_unexpected(dump.error());
+	}
+	auto opened = RbdImage::openReadOnly(session->ioctx.get(), headOf(request.image),
+					     session->connection->context());
+	auto features =
+		opened ? opened->features() : Result<uint64_t>(tl::make_unexpected(opened.error()));
+	if (!features) {
+		settle(request, *session, features.error());
+		return tl::make_unexpected(features.error());
+	}
+	MonitorAddresses monitors = monitorAddresses(*dump);
+	return KernelMapFacts{ std::move(monitors.msgr1), std::move(monitors.msgr2), *features };
 }
 
 std::string LibrbdCluster::poolFull(const ImageRequest &request)

@@ -49,6 +49,7 @@ public:
 
 	/* Read-write images only: what the last refreshPools() heard of their pool. */
 	std::string poolFull(const ImageRequest &request) override;
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) override;
 	/*
 	 * Asks the monitors of each cluster with a pool looked at which pools
 	 * are full (bounded by the operation timeout); true when that changed.

@@ -157,6 +157,11 @@ Result<bool> DryRunHost::readsZeroes(const ImageRequest &request)
 	return refused("inspect " + request.image.display());
 }
 
+Result<KernelMapFacts> DryRunHost::kernelMapFacts(const ImageRequest &request)
+{
+	return refused("inspect " + request.image.display());
+}
+
 Result<std::optional<std::string>> DryRunHost::metadata(const ImageRequest &request,
 							const std::string &key)
 {

@@ -78,6 +78,7 @@ private:
 				 const std::string &value) override;
 	/* A plan is made from the host alone: nothing is known of the pool. */
 	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest &request) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
 				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
