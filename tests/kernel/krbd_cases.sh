@@ -7,10 +7,11 @@ KG_CASES+=(krbd_stage_publish krbd_options_noudev krbd_busy_unmap krbd_online_gr
 
 # --- krbd --------------------------------------------------------------------------------
 
-# An ext4 and an xfs volume through their units: mapped by the kernel, udev's
-# links, found again by a restarted daemon, data across down/up, one mapping.
+# An ext4 and an xfs volume through their units: mapped by the kernel (through
+# rbd-volumed's own write to /sys/bus/rbd), udev's links, found again by a
+# restarted daemon, data across down/up, one mapping.
 case_krbd_stage_publish() {
-	local v sum_e sum_x before
+	local v sum_e sum_x before config
 	in_guest modprobe rbd
 	kspec ke krbd ext4
 	kspec kx krbd xfs size=320M # mkfs.xfs needs more than 300 MB
@@ -22,6 +23,10 @@ case_krbd_stage_publish() {
 		in_guest test -L "/dev/rbd/$CEPH_POOL/$v" || fail "udev made no /dev/rbd/$CEPH_POOL/$v"
 		[ "$(in_guest readlink -f "/dev/rbd/$CEPH_POOL/$v")" = "$(device_of $v)" ] ||
 			fail "/dev/rbd/$CEPH_POOL/$v does not lead to $(device_of $v)"
+		# mapped by rbd-volumed's own add line, keyed by name: no rbd process, no secret kept
+		config=$(in_guest cat "/sys/bus/rbd/devices/$(device_of $v | sed 's|^/dev/rbd||')/config_info")
+		[[ $config != *secret=* ]] || fail "the kernel keeps $v's secret in its config_info"
+		[[ $config == *",key=rbd-volume."* ]] || fail "$v was not mapped by rbd-volumed's own add line"
 	done
 	[ "$(in_guest findmnt -n -o FSTYPE /srv/ke)" = ext4 ] || fail "/srv/ke is not ext4"
 	[ "$(in_guest findmnt -n -o FSTYPE /srv/kx)" = xfs ] || fail "/srv/kx is not xfs"

@@ -23,7 +23,7 @@ DriverTools krbdToolsOf(DriverTools tools)
 
 HostAdapters::HostAdapters(const DaemonConfig &config, Images &images)
 	: units_(config.unitTimeout),
-	  krbd_(runner_, krbdToolsOf(config.driverTools), SystemRoots{}),
+	  krbd_(runner_, krbdToolsOf(config.driverTools), SystemRoots{}, &images),
 	  nbd_(runner_, units_, config.driverTools, SystemRoots{}),
 	  fuse_(units_, FuseDriverConfig{ std::string(paths::RuntimeDir) + "/fuse",
 					  config.unitTimeout, config.tools.deviceTimeout }),

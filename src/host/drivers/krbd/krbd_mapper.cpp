@@ -2,11 +2,22 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <fcntl.h>
+#include <memory>
 #include <string_view>
 #include <thread>
+#include <unistd.h>
 
+#include "common/bounded_call.hpp"
+#include "common/errno_text.hpp"
+#include "common/file_io.hpp"
+#include "common/unique_fd.hpp"
 #include "host/device_holders.hpp"
+#include "host/drivers/krbd/kernel_key.hpp"
+#include "host/drivers/krbd/krbd_add.hpp"
+#include "host/drivers/krbd/udev_disk_watch.hpp"
 #include "host/drivers/tools/cluster_args.hpp"
 #include "host/drivers/tools/tool_failure.hpp"
 
@@ -66,6 +77,52 @@ std::string unsupportedFeatures(const std::string &output)
 		output.substr(start + Advice.size(), end - start - Advice.size());
 	const size_t space = command.find(' ');
 	return space == std::string::npos ? std::string() : command.substr(space + 1);
+}
+
+/* ROOT/bus/rbd/NAME_single_major where the kernel has it, else ROOT/bus/rbd/NAME; "" without rbd. */
+std::string busFile(const SystemRoots &roots, const std::string &name)
+{
+	const std::string bus = roots.sysfs + "/bus/rbd/";
+	if (access((bus + name + "_single_major").c_str(), W_OK) == 0)
+		return bus + name + "_single_major";
+	if (access((bus + name).c_str(), W_OK) == 0)
+		return bus + name;
+	return {};
+}
+
+/* The feature bits this kernel's rbd maps ("0x1bd"); all of them when it does not say. */
+uint64_t supportedFeatures(const SystemRoots &roots)
+{
+	auto text = readFileBounded(roots.sysfs + "/bus/rbd/supported_features", 64);
+	uint64_t bits = 0;
+	if (!text || !*text || !(*text)->starts_with("0x") ||
+	    std::from_chars((*text)->data() + 2, (*text)->data() + (*text)->size(), bits, 16).ec !=
+		    std::errc())
+		return ~uint64_t{ 0 };
+	return bits;
+}
+
+/* One write(2) of `line` to a sysfs control file; the kernel's errno when it refuses. */
+Result<void> writeControl(const std::string &file, const std::string &line)
+{
+	const UniqueFd fd(open(file.c_str(), O_WRONLY | O_CLOEXEC));
+	if (!fd.valid())
+		return failErrno("opening " + file, errno);
+	if (write(fd.get(), line.data(), line.size()) < 0) {
+		const int err = errno;
+		return fail(errcForErrno(err), file + ": " + errnoText(err), err);
+	}
+	return {};
+}
+
+/* "/dev/rbd12" -> "12", the id the remove file takes; "" for any other name. */
+std::string krbdId(const std::string &device)
+{
+	constexpr std::string_view Prefix = "/dev/rbd";
+	if (!device.starts_with(Prefix) || device.size() == Prefix.size() ||
+	    device.find_first_not_of("0123456789", Prefix.size()) != std::string::npos)
+		return {};
+	return device.substr(Prefix.size());
 }
 
 } /* namespace */
@@ -154,6 +211,8 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
 		if (mapsImage(mapped, request.image))
 			return mapped.device;
 	}
+	if (auto mapped = mapInKernel(request))
+		return *mapped;
 	const Command command = krbdMapCommand(tools_, request);
 	auto output = runner_.run(command);
 	if (!output)
@@ -168,16 +227,102 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
 				    failed.value().sysErrno);
 		return failed;
 	}
-	return mappedDevice(request, *output);
+	return mappedDevice(request, output->out);
+}
+
+/*
+ * The map `rbd device map` makes, made here: the same add line, without
+ * its process (a second start of librbd and librados, a second cluster
+ * connection, a wait of its own). nullopt leaves the map to the rbd tool:
+ * a kernel without rbd loaded (the tool loads it), a key the spec's files
+ * do not hold (the tool reads ceph.conf for it), a kernel without the
+ * "ceph" key type.
+ */
+std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &request)
+{
+	const std::string addFile = busFile(roots_, "add");
+	if (addFile.empty() || cluster_ == nullptr)
+		return std::nullopt;
+	auto key = cephxKeyOf(request.cluster);
+	if (!key && key.error().code == Errc::NotFound)
+		return std::nullopt;
+	if (!key)
+		return tl::make_unexpected(key.error());
+	const std::string image = request.image.display();
+	ImageRequest imageRequest;
+	imageRequest.volume = request.volume;
+	imageRequest.image = request.image;
+	imageRequest.cluster = request.cluster;
+	imageRequest.readOnly = request.map.readOnly;
+	auto facts = cluster_->kernelMapFacts(imageRequest);
+	if (!facts)
+		return tl::make_unexpected(facts.error());
+	if (const std::string missing = missingFeatures(facts->features, supportedFeatures(roots_),
+							request.map.readOnly);
+	    !missing.empty())
+		return fail(Errc::Unsupported,
+			    "unsupported by krbd: this kernel's rbd cannot map " + image + "'s " +
+				    missing +
+				    "; map it with driver = \"nbd\", or `rbd feature disable " +
+				    image + " " + missing + "`",
+			    ENXIO);
+	const std::vector<std::string> options = krbdKernelOptions(tools_, request);
+	auto probe = krbdAddLine(request, *facts, options, "KEY");
+	if (!probe)
+		return tl::make_unexpected(probe.error());
+	auto watch = hasOption(request, "noudev") ? Result<UdevDiskWatch>(UdevDiskWatch())
+						  : UdevDiskWatch::start();
+	if (!watch)
+		return tl::make_unexpected(watch.error());
+	const auto started = std::chrono::steady_clock::now();
+	auto secret = std::make_shared<Secret>(std::move(*key));
+	/* false: the kernel has no "ceph" key type; the rbd tool passes the secret itself */
+	auto written = boundedCall<bool>(
+		"krbd-map:" + image, tools_.mapTimeout, "mapping " + image + " through " + addFile,
+		[addFile, request, facts = *facts, options, secret]() -> Result<bool> {
+			auto kernelKey = KernelKey::add(*secret);
+			if (!kernelKey && kernelKey.error().code == Errc::Unsupported)
+				return false;
+			if (!kernelKey)
+				return tl::make_unexpected(kernelKey.error());
+			auto line = krbdAddLine(request, facts, options, kernelKey->name());
+			if (!line)
+				return tl::make_unexpected(line.error());
+			auto done = writeControl(addFile, *line);
+			if (!done)
+				return tl::make_unexpected(done.error());
+			return true;
+		});
+	if (written && !*written)
+		return std::nullopt;
+	if (!written && written.error().sysErrno == ENXIO)
+		return fail(Errc::Unsupported,
+			    unsupportedText(image, "") + " (" + written.error().message + ")",
+			    ENXIO);
+	if (!written)
+		return fail(written.error().code,
+			    "mapping " + image + ": " + written.error().message,
+			    written.error().sysErrno);
+	auto device = mappedDevice(request, "");
+	if (!device)
+		return device;
+	const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - started);
+	auto announced = watch->waitForAdd(
+		device->substr(std::string_view("/dev/").size()),
+		std::max(tools_.mapTimeout - spent, std::chrono::milliseconds(1000)));
+	if (!announced)
+		return tl::make_unexpected(announced.error());
+	return device;
 }
 
 /*
  * The device is what sysfs says maps the image, not what rbd printed: the
  * printed name must be one of those, and without one there must be exactly one.
  */
-Result<std::string> KrbdMapper::mappedDevice(const MapRequest &request, const CommandOutput &output)
+Result<std::string> KrbdMapper::mappedDevice(const MapRequest &request, const std::string &out)
 {
-	std::string printed = lastLine(output.out);
+	std::string printed = lastLine(out);
 	std::vector<std::string> devices;
 	for (const MappedImage &mapped : listKrbdMappings(roots_)) {
 		if (mapsImage(mapped, request.image))
@@ -207,16 +352,10 @@ Result<Change> KrbdMapper::unmap(const MapRequest &request, const std::string &d
 		return fail(Errc::Conflict, device + " maps " + displayOf(*found) + ", not " +
 						    request.image.display() +
 						    ": refusing to unmap it");
-	const Command command = krbdUnmapCommand(tools_, request, device);
 	for (unsigned attempt = 1;; attempt++) {
-		auto output = runner_.run(command);
-		if (!output)
-			return tl::make_unexpected(output.error());
-		if (output->succeeded())
-			return Change::Changed;
-		auto failed = toolFailure("rbd device unmap " + device, *output);
-		if (failed.value().code != Errc::Busy)
-			return failed;
+		auto removed = removeOnce(request, device);
+		if (removed || removed.error().code != Errc::Busy)
+			return removed;
 		/*
 		 * The kernel refuses to unmap an open device. Say who holds it;
 		 * with nobody to name, the opener came and went (udev's probe
@@ -229,12 +368,49 @@ Result<Change> KrbdMapper::unmap(const MapRequest &request, const std::string &d
 			continue;
 		}
 		return fail(Errc::Busy,
-			    failed.value().message + ": " +
+			    removed.error().message + ": " +
 				    deviceHoldersText(holders, "no holder found") +
 				    "; not forcing it (rbd device unmap -o force is an operator's "
 				    "decision)",
 			    EBUSY);
 	}
+}
+
+/*
+ * One try, by device: no cluster connection, no credentials. Through the
+ * remove file where there is one; the kernel tears the watch down within
+ * its mount_timeout, and udev's "remove" is awaited as rbd awaits it: when
+ * down returns, /dev/rbd/POOL/IMAGE is gone.
+ */
+Result<Change> KrbdMapper::removeOnce(const MapRequest &request, const std::string &device)
+{
+	const std::string removeFile = busFile(roots_, "remove");
+	const std::string id = krbdId(device);
+	if (removeFile.empty() || id.empty()) {
+		auto output = runner_.run(krbdUnmapCommand(tools_, request, device));
+		if (!output)
+			return tl::make_unexpected(output.error());
+		if (!output->succeeded())
+			return toolFailure("rbd device unmap " + device, *output);
+		return Change::Changed;
+	}
+	auto watch = hasOption(request, "noudev") ? Result<UdevDiskWatch>(UdevDiskWatch())
+						  : UdevDiskWatch::start();
+	if (!watch)
+		return tl::make_unexpected(watch.error());
+	auto written = boundedCall<void>("krbd-unmap:" + device, tools_.unmapTimeout,
+					 "unmapping " + device + " through " + removeFile,
+					 [removeFile, id] { return writeControl(removeFile, id); });
+	if (written) {
+		auto announced = watch->waitForRemove("rbd" + id, tools_.unmapTimeout);
+		if (!announced)
+			return tl::make_unexpected(announced.error());
+		return Change::Changed;
+	}
+	if (written.error().sysErrno == ENOENT)
+		return Change::Unchanged; /* gone since the look above */
+	return fail(written.error().code, "unmapping " + device + ": " + written.error().message,
+		    written.error().sysErrno);
 }
 
 } /* namespace rbdvolume */

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Mapper port for the kernel rbd driver: `rbd device map/unmap`, found again in sysfs. */
+/*
+ * The Mapper port for the kernel rbd driver: maps through /sys/bus/rbd as
+ * `rbd device map` does (or through it where this cannot), found again in sysfs.
+ */
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "config/tool_config.hpp"
@@ -29,8 +33,11 @@ std::string unsupportedText(const std::string &image, const std::string &output)
 class KrbdMapper : public Mapper
 {
 public:
-	KrbdMapper(CommandRunner &runner, DriverTools tools, SystemRoots roots)
-		: runner_(runner), tools_(std::move(tools)), roots_(std::move(roots))
+	/* `cluster` says where the monitors are, for a map of our own; without it, rbd maps. */
+	KrbdMapper(CommandRunner &runner, DriverTools tools, SystemRoots roots,
+		   Images *cluster = nullptr)
+		: runner_(runner), tools_(std::move(tools)), roots_(std::move(roots)),
+		  cluster_(cluster)
 	{
 	}
 
@@ -59,11 +66,15 @@ public:
 	static constexpr unsigned BusyAttempts = 3;
 
 private:
-	Result<std::string> mappedDevice(const MapRequest &request, const CommandOutput &output);
+	std::optional<Result<std::string>> mapInKernel(const MapRequest &request);
+	/* The one device sysfs shows mapping the image; `out` is what rbd printed, if it ran. */
+	Result<std::string> mappedDevice(const MapRequest &request, const std::string &out);
+	Result<Change> removeOnce(const MapRequest &request, const std::string &device);
 
 	CommandRunner &runner_;
 	DriverTools tools_;
 	SystemRoots roots_;
+	Images *cluster_;
 };
 
 } /* namespace rbdvolume */
