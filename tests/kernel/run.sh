@@ -9,8 +9,8 @@
 #
 #   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
 #
-# A figure (KG_FIGURES in figures.sh: stage_times, many_volumes) runs only
-# when named.
+# A figure (KG_FIGURES in figures.sh: stage_times, many_volumes; in
+# side_by_side.sh: beside ceph-csi's node plugin) runs only when named.
 #
 # Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
 # starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
@@ -39,6 +39,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/life_cases.sh"
 # shellcheck source=tests/kernel/figures.sh
 . "$here/figures.sh"
+# shellcheck source=tests/kernel/side_by_side.sh
+. "$here/side_by_side.sh"
 CSI_DRIVER_ARGS="" # the volume context's mounter decides
 # shellcheck source=tests/system/csi_lib.sh
 . "$here/../system/csi_lib.sh"
