@@ -65,11 +65,28 @@ TEST_F(ReadsZeroes, AnImageNeverWrittenIsProvedAndOneWrittenBlockUndoesIt)
 	EXPECT_FALSE(*written);
 }
 
-/* Without fast-diff only reading every object could tell: no claim. */
-TEST_F(ReadsZeroes, AnImageWithoutFastDiffIsNeverClaimed)
+/* Without fast-diff each object of a small image is asked; one written undoes it. */
+TEST_F(ReadsZeroes, ASmallImageWithoutFastDiffIsAskedObjectByObject)
 {
 	const VolumeSpec spec = create("nofastdiff", { "layering", "exclusive-lock" });
 	EXPECT_EQ(usedBytes(spec.image.display()), "0");
+	auto unwritten = ceph_.readsZeroes(imageRequestOf(spec));
+	ASSERT_TRUE(unwritten) << unwritten.error().message;
+	EXPECT_TRUE(*unwritten);
+
+	writeOneBlock(spec.image.display());
+	auto written = ceph_.readsZeroes(imageRequestOf(spec));
+	ASSERT_TRUE(written) << written.error().message;
+	EXPECT_FALSE(*written);
+}
+
+/* ... but not each of a big one's: 8 GiB is 2,048 objects, more than RbdImage asks. */
+TEST_F(ReadsZeroes, ABigImageWithoutFastDiffIsNeverClaimed)
+{
+	VolumeSpec spec = specFor(uniqueImageName("bignofastdiff"),
+				  createSpec(uint64_t{ 8 } * 1024 * MiB, { "layering" }));
+	auto created = ceph_.ensureImage(imageRequestOf(spec));
+	ASSERT_TRUE(created) << created.error().message;
 	auto unwritten = ceph_.readsZeroes(imageRequestOf(spec));
 	ASSERT_TRUE(unwritten) << unwritten.error().message;
 	EXPECT_FALSE(*unwritten);

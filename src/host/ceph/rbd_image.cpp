@@ -145,18 +145,26 @@ Result<bool> RbdImage::neverWritten() const
 	auto bits = features();
 	if (!bits)
 		return tl::make_unexpected(bits.error());
-	if ((*bits & RBD_FEATURE_FAST_DIFF) == 0)
-		return false;
 	uint64_t flags = 0;
 	if (const int ret = rbd_get_flags(image_.get(), &flags); ret < 0)
 		return tl::make_unexpected(error(ret, "reading the flags"));
-	if ((flags & (RBD_FLAG_OBJECT_MAP_INVALID | RBD_FLAG_FAST_DIFF_INVALID)) != 0)
+	const bool mapped =
+		(*bits & RBD_FEATURE_FAST_DIFF) != 0 &&
+		(flags & (RBD_FLAG_OBJECT_MAP_INVALID | RBD_FLAG_FAST_DIFF_INVALID)) == 0;
+	rbd_image_info_t info{};
+	if (const int ret = rbd_stat(image_.get(), &info, sizeof(info)); ret < 0)
+		return tl::make_unexpected(error(ret, "reading the size"));
+	/*
+	 * Without a valid fast-diff object map librbd asks each data object
+	 * (its parent's in the overlap too) whether it exists: fine for the few
+	 * of a small image, too many round trips for a big one, which stays
+	 * unproven.
+	 */
+	if (!mapped && info.num_objs > MaxObjectsAsked)
 		return false;
-	auto length = size();
-	if (!length)
-		return tl::make_unexpected(length.error());
+	const uint64_t length = info.size;
 	bool found = false;
-	const int ret = rbd_diff_iterate2(image_.get(), nullptr, 0, *length, 1 /* include_parent */,
+	const int ret = rbd_diff_iterate2(image_.get(), nullptr, 0, length, 1 /* include_parent */,
 					  1 /* whole_object */, stopAtData, &found);
 	if (found)
 		return false;

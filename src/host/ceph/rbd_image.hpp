@@ -43,13 +43,14 @@ public:
 	/* The addresses of the clients holding a lock on the image (the exclusive lock). */
 	Result<std::vector<std::string>> lockOwners() const;
 	/*
-	 * true when librbd's fast-diff object map, valid and asked from the
-	 * start of the image with its parent's overlap included, shows no data
-	 * object: every block reads as zeroes. false when it shows one, and when
-	 * the image has no such map or its map is flagged invalid (then only
-	 * reading every object could tell).
+	 * true when no data object of the image exists, its parent's overlap
+	 * included: every block reads as zeroes. Asked of librbd's fast-diff
+	 * object map where the image has a valid one; else of each object, for
+	 * an image of at most MaxObjectsAsked objects (4 GiB of 4 MiB objects).
+	 * false when an object exists, and for a bigger image without the map.
 	 */
 	Result<bool> neverWritten() const;
+	static constexpr uint64_t MaxObjectsAsked = 1024;
 	/* Never shrinks (allow_shrink = false). */
 	Result<void> grow(uint64_t sizeBytes);
 	/* The value kept under `key` in the image's metadata; nullopt when none is. */
