@@ -104,7 +104,7 @@ std::string missingFeatures(uint64_t features, uint64_t supported, bool readOnly
 		if ((missing & (uint64_t{ 1 } << bit)) == 0)
 			continue;
 		if (!names.empty())
-			names += ", ";
+			names += ' ';
 		names += bit < FeatureNames.size() ? std::string(FeatureNames.at(bit))
 						   : "feature bit " + std::to_string(bit);
 	}

@@ -37,11 +37,11 @@ Result<std::string> krbdAddLine(const MapRequest &request, const KernelMapFacts 
 				const std::string &keyName);
 
 /*
- * "journaling, data-pool": the features of the image the kernel's
- * `supported` lacks and would refuse it for. A read-only map (ro, a
- * snapshot) is refused only for those that change what the data is
- * (layering, striping, data-pool, dirty-cache): the kernel asks the image
- * for its read-only incompatible set, as librbd's
+ * "journaling data-pool", as `rbd feature disable` takes them: the features
+ * of the image the kernel's `supported` lacks and would refuse it for. A
+ * read-only map (ro, a snapshot) is refused only for those that change what
+ * the data is (layering, striping, data-pool, dirty-cache): the kernel asks
+ * the image for its read-only incompatible set, as librbd's
  * RBD_FEATURES_INCOMPATIBLE and RBD_FEATURES_RW_INCOMPATIBLE say.
  */
 std::string missingFeatures(uint64_t features, uint64_t supported, bool readOnly);

@@ -235,8 +235,8 @@ Result<std::string> KrbdMapper::map(const MapRequest &request)
  * its process (a second start of librbd and librados, a second cluster
  * connection, a wait of its own). nullopt leaves the map to the rbd tool:
  * a kernel without rbd loaded (the tool loads it), a key the spec's files
- * do not hold (the tool reads ceph.conf for it), a kernel without the
- * "ceph" key type.
+ * do not hold (the tool reads ceph.conf for it), caps that do not let the
+ * client read the monitor map, a kernel without the "ceph" key type.
  */
 std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &request)
 {
@@ -255,6 +255,8 @@ std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &req
 	imageRequest.cluster = request.cluster;
 	imageRequest.readOnly = request.map.readOnly;
 	auto facts = cluster_->kernelMapFacts(imageRequest);
+	if (!facts && facts.error().code == Errc::PermissionDenied)
+		return std::nullopt; /* caps without `mon dump`: rbd reads ceph.conf's monitors */
 	if (!facts)
 		return tl::make_unexpected(facts.error());
 	if (const std::string missing = missingFeatures(facts->features, supportedFeatures(roots_),

@@ -93,7 +93,7 @@ TEST(KrbdMissingFeatures, WritingNeedsAllReadingOnlyTheDataLayout)
 	const uint64_t journaled = 0x1 | 0x4 | 0x40;
 	EXPECT_EQ(missingFeatures(journaled, kernel61, false), "journaling");
 	EXPECT_EQ(missingFeatures(journaled, kernel61, true), "");
-	EXPECT_EQ(missingFeatures(0x1 | 0x80 | 0x800, 0x1, true), "data-pool, dirty-cache");
+	EXPECT_EQ(missingFeatures(0x1 | 0x80 | 0x800, 0x1, true), "data-pool dirty-cache");
 	EXPECT_EQ(missingFeatures(0x3d, 0x3d, false), "");
 	EXPECT_EQ(missingFeatures(0x40, 0, false), "journaling");
 	EXPECT_EQ(missingFeatures(uint64_t{ 1 } << 20, 0, false), "") << "not a feature librbd has";

@@ -3,7 +3,10 @@
 #include "host/drivers/krbd/krbd_mapper.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -387,6 +390,127 @@ TEST_F(KrbdMapperTest, ListsKrbdMappingsOnly)
 	ASSERT_EQ(mapped->size(), 1U);
 	EXPECT_EQ(mapped->front().device, "/dev/rbd0");
 	EXPECT_EQ(mapped->front().driver, Driver::Krbd);
+}
+
+/* The cluster as the krbd adapter asks it: the facts for its own map, or an error. */
+class FactsOnly : public Images
+{
+public:
+	Result<KernelMapFacts> facts =
+		KernelMapFacts{ { "10.0.0.1:6789" }, { "10.0.0.1:3300" }, 1 };
+	unsigned asked = 0;
+
+	Result<KernelMapFacts> kernelMapFacts(const ImageRequest & /*request*/) override
+	{
+		++asked;
+		return facts;
+	}
+	Result<ImageChange> ensureImage(const ImageRequest & /*request*/) override
+	{
+		return fail(Errc::Internal, "not asked");
+	}
+	Result<void> checkSoleWriter(const ImageRequest & /*request*/) override { return {}; }
+	Result<bool> readsZeroes(const ImageRequest & /*request*/) override { return false; }
+	Result<std::optional<std::string>> metadata(const ImageRequest & /*request*/,
+						    const std::string & /*key*/) override
+	{
+		return std::optional<std::string>();
+	}
+	Result<void> setMetadata(const ImageRequest & /*request*/, const std::string & /*key*/,
+				 const std::string & /*value*/) override
+	{
+		return {};
+	}
+	std::string poolFull(const ImageRequest & /*request*/) override { return {}; }
+};
+
+/*
+ * Where rbd-volumed maps by itself and where it leaves the map to rbd: a
+ * tree with the kernel's add file (a plain file here, which nothing in
+ * these tests reaches) and a spec that names its keyring.
+ */
+class KrbdOwnMapTest : public ::testing::Test
+{
+protected:
+	KrbdOwnMapTest()
+	{
+		root_.write("sys/bus/rbd/add_single_major", "");
+		root_.write("sys/bus/rbd/supported_features", "0x1bd\n");
+		root_.write("ceph.keyring",
+			    "[client.admin]\n\tkey = AQBzZXN0AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==\n");
+		spec_.cluster.keyring = root_.path() + "/ceph.keyring";
+		runner_.onRun = [&](const Command &) { addKrbd(root_, "0", "rbd", "", "data"); };
+		runner_.answer(0, "/dev/rbd0\n");
+	}
+
+	std::string addFileText()
+	{
+		std::ifstream file(root_.path() + "/sys/bus/rbd/add_single_major");
+		return { std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>() };
+	}
+
+	TempDir root_;
+	HookRunner runner_;
+	FactsOnly cluster_;
+	KrbdMapper mapper_{ runner_, noWaits(), rootsIn(root_), &cluster_ };
+	VolumeSpec spec_ = volumeSpec();
+};
+
+TEST_F(KrbdOwnMapTest, AKeyOnlyCephConfKnowsIsLeftToRbd)
+{
+	spec_.cluster.keyring.clear();
+	auto device = mapper_.map(mapRequestOf(spec_));
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(*device, "/dev/rbd0");
+	ASSERT_EQ(runner_.commands.size(), 1U);
+	EXPECT_EQ(runner_.commands[0].argv, mapArgv(spec_));
+	EXPECT_EQ(cluster_.asked, 0U);
+}
+
+TEST_F(KrbdOwnMapTest, CapsWithoutTheMonitorMapAreLeftToRbd)
+{
+	cluster_.facts = fail(Errc::PermissionDenied, "mon dump: Permission denied", EACCES);
+	auto device = mapper_.map(mapRequestOf(spec_));
+	ASSERT_TRUE(device) << device.error().message;
+	EXPECT_EQ(runner_.commands.size(), 1U);
+	EXPECT_EQ(cluster_.asked, 1U);
+	EXPECT_EQ(addFileText(), "");
+}
+
+TEST_F(KrbdOwnMapTest, AMissingImageFailsWithoutRbd)
+{
+	cluster_.facts = fail(Errc::NotFound, "image 'rbd/data' does not exist", ENOENT);
+	auto device = mapper_.map(mapRequestOf(spec_));
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::NotFound);
+	EXPECT_TRUE(runner_.commands.empty());
+	EXPECT_EQ(addFileText(), "");
+}
+
+/* Refused as `rbd device map` would be, before anything is written. */
+TEST_F(KrbdOwnMapTest, FeaturesTheKernelLacksAreRefusedFirst)
+{
+	root_.write("sys/bus/rbd/supported_features", "0x1\n");
+	cluster_.facts = KernelMapFacts{ { "10.0.0.1:6789" }, {}, 0x1 | 0x4 | 0x40 };
+	auto device = mapper_.map(mapRequestOf(spec_));
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::Unsupported);
+	EXPECT_EQ(device.error().message,
+		  "unsupported by krbd: this kernel's rbd cannot map rbd/data's exclusive-lock "
+		  "journaling; map it with driver = \"nbd\", or `rbd feature disable rbd/data "
+		  "exclusive-lock journaling`");
+	EXPECT_TRUE(runner_.commands.empty());
+	EXPECT_EQ(addFileText(), "");
+}
+
+TEST_F(KrbdOwnMapTest, NoMonitorOfTheProtocolIsRefusedBeforeAnyWrite)
+{
+	cluster_.facts = KernelMapFacts{ {}, { "10.0.0.1:3300" }, 1 };
+	auto device = mapper_.map(mapRequestOf(spec_));
+	ASSERT_FALSE(device);
+	EXPECT_EQ(device.error().code, Errc::InvalidArgument);
+	EXPECT_TRUE(runner_.commands.empty());
+	EXPECT_EQ(addFileText(), "");
 }
 
 } /* namespace */
