@@ -81,7 +81,12 @@ Result<Secret> cephxKeyOf(const ClusterSpec &cluster)
 	return Secret(*key);
 }
 
-Result<KernelKey> KernelKey::add(const Secret &base64Key)
+std::string KernelKey::newName()
+{
+	return "rbd-volume." + std::to_string(getpid()) + "." + std::to_string(++keyCount);
+}
+
+Result<KernelKey> KernelKey::add(const Secret &base64Key, const std::string &name)
 {
 	auto raw = base64Decode(base64Key.view());
 	if (!raw)
@@ -89,8 +94,6 @@ Result<KernelKey> KernelKey::add(const Secret &base64Key)
 	const Secret payload(
 		std::string_view(reinterpret_cast<const char *>(raw->data()), raw->size()));
 	std::fill(raw->begin(), raw->end(), 0);
-	std::string name =
-		"rbd-volume." + std::to_string(getpid()) + "." + std::to_string(++keyCount);
 	const long serial = syscall(SYS_add_key, "ceph", name.c_str(), payload.data(),
 				    payload.size(), KEY_SPEC_PROCESS_KEYRING);
 	if (serial < 0) {
@@ -99,11 +102,10 @@ Result<KernelKey> KernelKey::add(const Secret &base64Key)
 			return fail(Errc::Unsupported, "the kernel has no \"ceph\" key type", err);
 		return failErrno("adding the cephx key to the kernel's keyring", err);
 	}
-	return KernelKey(std::move(name), serial);
+	return KernelKey(serial);
 }
 
-KernelKey::KernelKey(KernelKey &&other) noexcept
-	: name_(std::move(other.name_)), serial_(std::exchange(other.serial_, -1))
+KernelKey::KernelKey(KernelKey &&other) noexcept : serial_(std::exchange(other.serial_, -1))
 {
 }
 

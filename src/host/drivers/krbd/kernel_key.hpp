@@ -24,27 +24,26 @@ namespace rbdvolume {
 Result<Secret> cephxKeyOf(const ClusterSpec &cluster);
 
 /*
- * The key in this process's keyring for as long as it lives, under a name
- * of its own (two maps at once never share one). add() fails with
- * Unsupported where the kernel lacks the "ceph" key type (libceph not loaded).
+ * The key in this process's keyring, under `name`, for as long as this
+ * lives. add() fails with Unsupported where the kernel lacks the "ceph" key
+ * type (libceph not loaded).
  */
 class KernelKey
 {
 public:
-	static Result<KernelKey> add(const Secret &base64Key);
+	/* A name no other key of this process has: two maps at once never share one. */
+	static std::string newName();
+	/* What the add line's key= names is `name`. */
+	static Result<KernelKey> add(const Secret &base64Key, const std::string &name);
 	~KernelKey();
 	KernelKey(KernelKey &&other) noexcept;
 	KernelKey &operator=(KernelKey &&) = delete;
 	KernelKey(const KernelKey &) = delete;
 	KernelKey &operator=(const KernelKey &) = delete;
 
-	/* What the add line's key= names. */
-	const std::string &name() const { return name_; }
-
 private:
-	KernelKey(std::string name, long serial) : name_(std::move(name)), serial_(serial) {}
+	explicit KernelKey(long serial) : serial_(serial) {}
 
-	std::string name_;
 	long serial_ = -1;
 };
 

@@ -125,6 +125,21 @@ std::string krbdId(const std::string &device)
 	return device.substr(Prefix.size());
 }
 
+/* Listening to udev for the map's (unmap's) event, unless the spec says the host has none. */
+Result<UdevDiskWatch> udevWatchFor(const MapRequest &request)
+{
+	return hasOption(request, "noudev") ? Result<UdevDiskWatch>(UdevDiskWatch())
+					    : UdevDiskWatch::start();
+}
+
+/* The refusal for `features` ("journaling data-pool"), in rbd's words and with its way out. */
+std::string featuresRefused(const std::string &image, const std::string &features)
+{
+	return "unsupported by krbd: this kernel's rbd cannot map " + image + "'s " + features +
+	       "; map it with driver = \"nbd\", or `rbd feature disable " + image + " " + features +
+	       "`";
+}
+
 } /* namespace */
 
 std::string unsupportedText(const std::string &image, const std::string &output)
@@ -133,9 +148,7 @@ std::string unsupportedText(const std::string &image, const std::string &output)
 	if (features.empty())
 		return "unsupported by krbd: this kernel's rbd refused to map " + image +
 		       " (an image feature it lacks? see dmesg); map it with driver = \"nbd\"";
-	return "unsupported by krbd: this kernel's rbd cannot map " + image + "'s " + features +
-	       "; map it with driver = \"nbd\", or `rbd feature disable " + image + " " + features +
-	       "`";
+	return featuresRefused(image, features);
 }
 
 bool krbdKnowsAbortOnFull(std::string_view release)
@@ -249,12 +262,9 @@ std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &req
 	if (!key)
 		return tl::make_unexpected(key.error());
 	const std::string image = request.image.display();
-	ImageRequest imageRequest;
-	imageRequest.volume = request.volume;
-	imageRequest.image = request.image;
-	imageRequest.cluster = request.cluster;
-	imageRequest.readOnly = request.map.readOnly;
-	auto facts = cluster_->kernelMapFacts(imageRequest);
+	auto facts = cluster_->kernelMapFacts(ImageRequest{ request.volume, request.image,
+							    request.cluster, request.map.readOnly,
+							    request.map.multiWriter });
 	if (!facts && facts.error().code == Errc::PermissionDenied)
 		return std::nullopt; /* caps without `mon dump`: rbd reads ceph.conf's monitors */
 	if (!facts)
@@ -262,18 +272,12 @@ std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &req
 	if (const std::string missing = missingFeatures(facts->features, supportedFeatures(roots_),
 							request.map.readOnly);
 	    !missing.empty())
-		return fail(Errc::Unsupported,
-			    "unsupported by krbd: this kernel's rbd cannot map " + image + "'s " +
-				    missing +
-				    "; map it with driver = \"nbd\", or `rbd feature disable " +
-				    image + " " + missing + "`",
-			    ENXIO);
-	const std::vector<std::string> options = krbdKernelOptions(tools_, request);
-	auto probe = krbdAddLine(request, *facts, options, "KEY");
-	if (!probe)
-		return tl::make_unexpected(probe.error());
-	auto watch = hasOption(request, "noudev") ? Result<UdevDiskWatch>(UdevDiskWatch())
-						  : UdevDiskWatch::start();
+		return fail(Errc::Unsupported, featuresRefused(image, missing), ENXIO);
+	const std::string keyName = KernelKey::newName();
+	auto line = krbdAddLine(request, *facts, krbdKernelOptions(tools_, request), keyName);
+	if (!line)
+		return tl::make_unexpected(line.error());
+	auto watch = udevWatchFor(request);
 	if (!watch)
 		return tl::make_unexpected(watch.error());
 	const auto started = std::chrono::steady_clock::now();
@@ -281,16 +285,13 @@ std::optional<Result<std::string>> KrbdMapper::mapInKernel(const MapRequest &req
 	/* false: the kernel has no "ceph" key type; the rbd tool passes the secret itself */
 	auto written = boundedCall<bool>(
 		"krbd-map:" + image, tools_.mapTimeout, "mapping " + image + " through " + addFile,
-		[addFile, request, facts = *facts, options, secret]() -> Result<bool> {
-			auto kernelKey = KernelKey::add(*secret);
+		[addFile, line = *line, keyName, secret]() -> Result<bool> {
+			auto kernelKey = KernelKey::add(*secret, keyName);
 			if (!kernelKey && kernelKey.error().code == Errc::Unsupported)
 				return false;
 			if (!kernelKey)
 				return tl::make_unexpected(kernelKey.error());
-			auto line = krbdAddLine(request, facts, options, kernelKey->name());
-			if (!line)
-				return tl::make_unexpected(line.error());
-			auto done = writeControl(addFile, *line);
+			auto done = writeControl(addFile, line);
 			if (!done)
 				return tl::make_unexpected(done.error());
 			return true;
@@ -396,8 +397,7 @@ Result<Change> KrbdMapper::removeOnce(const MapRequest &request, const std::stri
 			return toolFailure("rbd device unmap " + device, *output);
 		return Change::Changed;
 	}
-	auto watch = hasOption(request, "noudev") ? Result<UdevDiskWatch>(UdevDiskWatch())
-						  : UdevDiskWatch::start();
+	auto watch = udevWatchFor(request);
 	if (!watch)
 		return tl::make_unexpected(watch.error());
 	auto written = boundedCall<void>("krbd-unmap:" + device, tools_.unmapTimeout,
