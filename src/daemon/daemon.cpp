@@ -5,6 +5,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <sys/file.h>
 #include <sys/inotify.h>
@@ -451,6 +452,18 @@ Result<void> Daemon::run()
 		return started;
 	if (auto r = check(sd_event_loop(event_.get()), "the event loop failed"); !r)
 		return r;
+	if (reconciler_->leftInFlight() || pool_->busy()) {
+		/*
+		 * A worker inside a call that the cluster or a mapper never answers
+		 * (an episode the stop left, a check of the pools) cannot be joined,
+		 * nor the handles it holds closed: the process ends as a kill would
+		 * end it, which every step it could be in survives, once the bus
+		 * took the last replies.
+		 */
+		log::info("stopped, leaving work in flight to the next start");
+		(void)sd_bus_flush(bus_.get());
+		_exit(0);
+	}
 	/* Workers finish before the objects their completions reach go away. */
 	pool_.reset();
 	return {};

@@ -266,20 +266,20 @@ Result<void> Reconciler::plan(const std::string &name, std::optional<Intent> int
 	const VolumeJob job{ name, volume->spec, intent ? intent : volume->facts.intent };
 	running_++;
 	pool_.submit(
-		[this, job, done = std::move(done)] {
+		[this, &pool = pool_, &host = host_, job, done = std::move(done)] {
 			Result<std::string> text = [&]() -> Result<std::string> {
-				auto snapshot = takeSnapshot(host_);
+				auto snapshot = takeSnapshot(host);
 				if (!snapshot)
 					return tl::make_unexpected(snapshot.error());
 				auto pass =
-					planPass(host_, *snapshot,
+					planPass(host, *snapshot,
 						 DesiredVolume{ *job.spec,
 								job.intent.value_or(Intent::Up) });
 				if (!pass)
 					return tl::make_unexpected(pass.error());
 				return formatPlan(pass->plan, *job.spec);
 			}();
-			pool_.post([this, done, text = std::move(text)] {
+			pool.post([this, done, text = std::move(text)] {
 				running_--;
 				done(text);
 				checkShutdown();
@@ -345,17 +345,32 @@ void Reconciler::startEpisode(const std::string &name, Volume &volume)
 	volume.stoppingEpisode = hostStopping_;
 	const VolumeJob job{ name, volume.spec, volume.facts.intent, hostStopping_ };
 	const unsigned maxPasses = settings_.maxPasses;
-	pool_.submit([this, job, maxPasses] {
-		const StepHook onStep = [this, &job](const Step &step) {
-			pool_.post([this, name = job.name, text = formatStep(step, *job.spec)] {
+	pool_.submit([this, &pool = pool_, &host = host_, job, maxPasses, gate = gate_] {
+		bool inGate = false; /* this episode runs a filesystem step */
+		const StepHook onStep = [this, &pool, &job, &gate, &inGate](const Step &step) {
+			const bool writes = writesFilesystem(step);
+			if (writes) {
+				gate->enter();
+				inGate = true;
+			}
+			pool.post([this, name = job.name, text = formatStep(step, *job.spec),
+				   writes] {
 				if (Volume *stepping = find(name)) {
 					stepping->facts.activity = text;
+					stepping->writingFilesystem = writes;
 					refresh(name, *stepping);
 				}
 			});
 		};
-		EpisodeOutcome outcome = runEpisode(host_, job, maxPasses, onStep);
-		pool_.post([this, name = job.name, outcome = std::move(outcome)] {
+		const StepDoneHook onDone = [this, &pool, &gate,
+					     &inGate](const StepOutcome & /*done*/) {
+			if (!std::exchange(inGate, false))
+				return;
+			gate->leave();
+			pool.post([this] { checkShutdown(); }); /* a stop may wait for it */
+		};
+		EpisodeOutcome outcome = runEpisode(host, job, maxPasses, onStep, onDone);
+		pool.post([this, name = job.name, outcome = std::move(outcome)] {
 			finishEpisode(name, outcome);
 		});
 	});
@@ -373,6 +388,7 @@ void Reconciler::finishEpisode(const std::string &name, EpisodeOutcome outcome)
 	}
 	volume->facts.busy = false;
 	volume->facts.activity.clear();
+	volume->writingFilesystem = false;
 	volume->episodesFinished++;
 	volume->facts.observedGeneration = volume->generationRunning;
 	if (outcome.sighting)
@@ -451,9 +467,10 @@ void Reconciler::startSurvey(SurveyScope scope)
 		nextSurveyWaiters_.clear();
 	}
 	pool_.submit(
-		[this, jobs = std::move(jobs), epochs = std::move(epochs)] {
-			auto entries = survey(host_, jobs);
-			pool_.post([this, entries = std::move(entries), epochs] {
+		[this, &pool = pool_, &host = host_, jobs = std::move(jobs),
+		 epochs = std::move(epochs)] {
+			auto entries = survey(host, jobs);
+			pool.post([this, entries = std::move(entries), epochs] {
 				finishSurvey(entries, epochs);
 			});
 		},
@@ -577,6 +594,16 @@ void Reconciler::shutdown(std::function<void()> done)
 	recheck_.cancel();
 	for (auto &[name, volume] : volumes_)
 		volume.retry.cancel();
+	if (running_ != 0) {
+		auto armed = stopGrace_.arm(event_, settings_.stopGrace,
+					    std::chrono::milliseconds(10), [this] {
+						    graceOver_ = true;
+						    checkShutdown();
+					    });
+		if (!armed) /* then the stop waits for all of it, as a stop did before the grace */
+			log::warning("cannot bound the wait for running work at stop: " +
+				     armed.error().message);
+	}
 	checkShutdown();
 }
 
@@ -605,16 +632,72 @@ void Reconciler::hostStopping()
 	startSurvey();
 }
 
+/*
+ * The stop waits for the work in flight, for stopGrace at most: what still
+ * runs then waits on a cluster or a mapper that does not answer, and is left
+ * as a kill would leave it (every step converges from a cut; the next daemon
+ * observes before acting). Only mkfs, fsck and a resize are waited for to
+ * the end, bounded by systemd's stop timeout: a cut would leave the
+ * filesystem half made.
+ */
 void Reconciler::checkShutdown()
 {
-	if (!stopping_ || running_ != 0 || !stopped_)
+	if (!stopping_ || !stopped_)
 		return;
+	if (running_ != 0) {
+		if (!graceOver_)
+			return;
+		if (!gate_->closeWhenIdle()) {
+			if (!std::exchange(waitingForFilesystem_, true))
+				log::info("the stop waits for " + filesystemStepsText() +
+					  " to end: cut short, it would leave a filesystem half "
+					  "made");
+			return;
+		}
+		leaveInFlight();
+	}
+	stopGrace_.cancel();
 	const Error stopping{ Errc::ShuttingDown, "rbd-volumed is stopping", 0 };
 	for (auto &[name, volume] : volumes_)
 		answer(volume, UINT64_MAX, &stopping);
 	for (const Reply &waiter : std::exchange(nextSurveyWaiters_, {}))
 		waiter(&stopping);
 	std::exchange(stopped_, nullptr)();
+}
+
+std::string Reconciler::filesystemStepsText() const
+{
+	std::string text;
+	for (const auto &[name, volume] : volumes_)
+		if (volume.facts.busy && volume.writingFilesystem)
+			text += (text.empty() ? "" : ", ") + volume.facts.activity;
+	return text.empty() ? "a filesystem step" : text;
+}
+
+void Reconciler::leaveInFlight()
+{
+	leftInFlight_ = true;
+	const std::string grace =
+		std::to_string(std::chrono::duration_cast<std::chrono::seconds>(settings_.stopGrace)
+				       .count()) +
+		" s";
+	for (const auto &[name, volume] : volumes_) {
+		if (!volume.facts.busy)
+			continue;
+		const std::string step =
+			volume.facts.activity.empty() ? "its observation" : volume.facts.activity;
+		log::write(log::volumeLine(
+			log::Level::Warning, name,
+			"volume '" + name + "': left in flight at stop, " + step +
+				" still waiting after " + grace +
+				"; the next rbd-volumed observes it before acting"));
+	}
+	if (running_ > episodes_)
+		log::warning("the stop leaves " + std::to_string(running_ - episodes_) +
+			     " observation(s) of the host unanswered after " + grace);
+	const Error stopping{ Errc::ShuttingDown, "rbd-volumed is stopping", 0 };
+	for (const Reply &waiter : std::exchange(surveyWaiters_, {}))
+		waiter(&stopping);
 }
 
 const VolumeStatus *Reconciler::status(const std::string &name) const

@@ -20,6 +20,7 @@
 #include "common/sd_ptr.hpp"
 #include "daemon/event_sources.hpp"
 #include "daemon/spec_store.hpp"
+#include "daemon/step_gate.hpp"
 #include "daemon/volume_record.hpp"
 #include "daemon/volume_work.hpp"
 #include "daemon/worker_pool.hpp"
@@ -38,6 +39,8 @@ struct ReconcilerSettings {
 	/* How soon a degraded volume is looked at again: a mapper that recovers
 	 * (SIGCONT, a restart by systemd) announces itself by no event. */
 	std::chrono::milliseconds degradedRecheck{ 5000 };
+	/* How long a stop waits for work in flight before it leaves it (checkShutdown). */
+	std::chrono::milliseconds stopGrace{ 5000 };
 };
 
 /* What the bus layer hears of. */
@@ -63,7 +66,13 @@ public:
 	Reconciler &operator=(const Reconciler &) = delete;
 	Reconciler(Reconciler &&) = delete;
 	Reconciler &operator=(Reconciler &&) = delete;
-	~Reconciler() = default;
+	/*
+	 * Its workers' jobs reach the pool and the host, never this object
+	 * (what they post runs on the loop): they may outlive it, past a stop
+	 * that left them in flight. Those waiting at the closed gate go on
+	 * (tests; the daemon's process ends first).
+	 */
+	~Reconciler() { gate_->open(); }
 
 	void setListener(ReconcilerListener *listener) { listener_ = listener; }
 
@@ -91,10 +100,13 @@ public:
 	/* The plan a pass would execute now ("" intent: the recorded one). */
 	Result<void> plan(const std::string &name, std::optional<Intent> intent, PlanReply done);
 	/*
-	 * Stops starting work; `done` once no episode runs any more. Requests
-	 * refused or left unanswered by then get Errc::ShuttingDown.
+	 * Stops starting work; `done` once no episode runs any more, or once
+	 * stopGrace has passed and what runs can be left (leftInFlight()).
+	 * Requests refused or left unanswered by then get Errc::ShuttingDown.
 	 */
 	void shutdown(std::function<void()> done);
+	/* The stop left work running on the workers: they cannot be joined. */
+	bool leftInFlight() const { return leftInFlight_; }
 	/*
 	 * The host shuts down: from now on a volume going down whose device gets
 	 * no answer is abandoned (its mounts detached, the device left for the
@@ -127,6 +139,8 @@ private:
 		bool stoppingEpisode = false;
 		/* Its teardown failed at shutdown, and the journal said so. */
 		bool leftAtShutdown = false;
+		/* The running step writes a filesystem (writesFilesystem()), as the loop last heard. */
+		bool writingFilesystem = false;
 		OneShotTimer retry; /* armed while backing off after a failure */
 		std::vector<Waiter> waiters;
 	};
@@ -153,6 +167,10 @@ private:
 	void refresh(const std::string &name, Volume &volume);
 	void forgetIfGone(const std::string &name);
 	void checkShutdown();
+	/* Past stopGrace: the journal names each volume whose work is left running. */
+	void leaveInFlight();
+	/* The filesystem steps running, for the journal: "format-if-blank /dev/rbd0 as ext4". */
+	std::string filesystemStepsText() const;
 
 	sd_event *event_;
 	Host &host_;
@@ -172,6 +190,12 @@ private:
 	std::function<void()> ready_;
 	std::function<void()> stopped_;
 	bool stopping_ = false;
+	OneShotTimer stopGrace_; /* armed while a stop waits for work in flight */
+	bool graceOver_ = false;
+	/* Shared with the episodes' workers, which may outlive this object in tests. */
+	std::shared_ptr<StepGate> gate_ = std::make_shared<StepGate>();
+	bool waitingForFilesystem_ = false;
+	bool leftInFlight_ = false;
 	unsigned running_ = 0;				       /* episodes and surveys on workers */
 	unsigned episodes_ = 0;				       /* of those, the episodes */
 	bool mountChanged_ = false;			       /* a mount event not surveyed yet */

@@ -43,7 +43,7 @@ std::vector<SurveyEntry> survey(Host &host, std::span<const VolumeJob> jobs)
 }
 
 EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
-			  const StepHook &onStep)
+			  const StepHook &onStep, const StepDoneHook &onDone)
 {
 	EpisodeOutcome outcome;
 	const DesiredVolume desired{ *job.spec, job.intent.value_or(Intent::Up), job.hostStopping };
@@ -60,6 +60,8 @@ EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
 			[&](const StepOutcome &done) {
 				recordStep(*job.spec, done);
 				outcome.stepDurations[stepName(done.step)] = done.duration;
+				if (onDone)
+					onDone(done);
 			},
 			outcome.passes == 1 ? SizeFollow::Follow : SizeFollow::Skip);
 		if (!pass) {

@@ -48,9 +48,9 @@ struct EpisodeOutcome {
 /*
  * Reconciles `job` (its intent must be set) for at most `maxPasses` passes;
  * each step is told to `onStep` before it runs, and recorded in the journal
- * when it is over.
+ * and told to `onDone` when it is over.
  */
 EpisodeOutcome runEpisode(Host &host, const VolumeJob &job, unsigned maxPasses,
-			  const StepHook &onStep);
+			  const StepHook &onStep, const StepDoneHook &onDone = {});
 
 } /* namespace rbdvolume::daemon */

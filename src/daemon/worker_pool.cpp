@@ -82,10 +82,18 @@ void WorkerPool::work(Queue &queue)
 			return;
 		Task job = std::move(queue.jobs.front());
 		queue.jobs.pop_front();
+		running_++;
 		lock.unlock();
 		job();
 		lock.lock();
+		running_--;
 	}
+}
+
+bool WorkerPool::busy()
+{
+	const std::lock_guard lock(mutex_);
+	return running_ != 0;
 }
 
 } /* namespace rbdvolume::daemon */

@@ -41,6 +41,8 @@ public:
 	void submit(Task job, Lane lane = Lane::Episode);
 	/* Queues `completion` for the loop; called on a worker. */
 	void post(Task completion);
+	/* Jobs running now (none queued counted): read on the loop. */
+	bool busy();
 	/* Readable while completions wait; the loop then calls runCompletions(). */
 	int fd() const { return event_.get(); }
 	void runCompletions();
@@ -61,6 +63,7 @@ private:
 	Queue reads_;
 	std::vector<Task> completions_;
 	bool stopping_ = false;
+	unsigned running_ = 0;
 	std::vector<std::thread> threads_;
 };
 

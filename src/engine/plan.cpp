@@ -27,6 +27,12 @@ bool wantsCheck(const VolumeSpec &spec, const std::vector<Gap> &gaps)
 
 } /* namespace */
 
+bool writesFilesystem(const Step &step)
+{
+	return std::holds_alternative<FormatStep>(step) ||
+	       std::holds_alternative<CheckStep>(step) || std::holds_alternative<GrowStep>(step);
+}
+
 DeviceRef DeviceRef::known(std::string path)
 {
 	DeviceRef ref;

@@ -102,6 +102,12 @@ using Step = std::variant<UnmountStep, UnmapStep, EnsureImageStep, MapStep, Form
 
 /* A stable short name per step kind ("unmount", "map", "publish", ...). */
 const char *stepName(const Step &step);
+/*
+ * mkfs, fsck or a resize: cut short, it leaves a filesystem half made or half
+ * repaired, which no later pass may take for blank or for sound. Every other
+ * step converges from a cut at any instant (the next pass observes first).
+ */
+bool writesFilesystem(const Step &step);
 
 struct Plan {
 	std::string volume;

@@ -312,6 +312,10 @@ cluster_signal() { # cluster_signal SIGNAL: to the test cluster's monitor and OS
 	for file in "$SYS_WORK"/ceph/run/*.pid; do kill "-$1" "$(cat "$file")"; done
 }
 
+# With the cluster stopped (SIGSTOP: no answer, no refusal), nothing that
+# asks the daemon waits for it, and a restart does not wait for an up whose
+# call to the cluster waits out its 30 s bound: the stop leaves it after its
+# 5 s grace (the unit tests show that path).
 case_hostile_stuck_cluster() {
 	spec c1
 	spec c2

@@ -309,8 +309,13 @@ ReconcilerRig::ReconcilerRig(unsigned workers, daemon::ReconcilerSettings settin
 
 ReconcilerRig::~ReconcilerRig()
 {
-	/* The workers end before what their jobs reach goes away, as in the daemon. */
+	/*
+	 * The workers end before what their jobs reach (the world, the host)
+	 * goes away, as in the daemon; the reconciler goes first, so that one
+	 * waiting at its closed gate goes on.
+	 */
 	world.release();
+	reconciler.reset();
 	pool.reset();
 }
 

@@ -802,6 +802,81 @@ TEST(Reconciler, ShutdownWhenIdleIsImmediate)
 	EXPECT_TRUE(stopped);
 }
 
+daemon::ReconcilerSettings shortStopGrace()
+{
+	daemon::ReconcilerSettings settings = fastSettings();
+	settings.stopGrace = milliseconds(300);
+	return settings;
+}
+
+/* A map that never returns (a stopped cluster) holds the stop for the grace only. */
+TEST(Reconciler, ShutdownLeavesAStuckEpisodeAfterTheGrace)
+{
+	ReconcilerRig rig(1, shortStopGrace());
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	rig.world.hold(FakeOp::Map);
+	auto up = std::make_shared<Answer>();
+	ASSERT_TRUE(rig.reconciler->setIntent("a", Intent::Up, replyInto(up)));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.world.held(); }, "the episode to map"));
+
+	bool stopped = false;
+	const auto asked = std::chrono::steady_clock::now();
+	rig.reconciler->shutdown([&] { stopped = true; });
+	rig.loop.runFor(milliseconds(100));
+	EXPECT_FALSE(stopped) << "the grace is not over";
+	ASSERT_TRUE(rig.loop.runUntil([&] { return stopped; }, "the stop past the grace"));
+	/* sd-event's time is the loop's last wakeup, a little before `asked` */
+	EXPECT_GE(std::chrono::steady_clock::now() - asked, milliseconds(250));
+	EXPECT_TRUE(rig.reconciler->leftInFlight());
+	ASSERT_TRUE(up->answered()) << "a waiter left unanswered at the stop";
+	ASSERT_TRUE(up->error);
+	EXPECT_EQ(up->error->code, Errc::ShuttingDown);
+	EXPECT_TRUE(rig.status("a").busy) << "the map still runs";
+	rig.world.release(); /* the workers are joined at the end of the test */
+}
+
+/* Once the stop left an episode, a filesystem step it reaches later is not begun. */
+TEST(Reconciler, ShutdownLeavesNoFormatBegunAfterIt)
+{
+	ReconcilerRig rig(1, shortStopGrace());
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	rig.world.hold(FakeOp::Map);
+	ASSERT_TRUE(rig.reconciler->setIntent("a", Intent::Up, nullptr));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.world.held(); }, "the episode to map"));
+	bool stopped = false;
+	rig.reconciler->shutdown([&] { stopped = true; });
+	ASSERT_TRUE(rig.loop.runUntil([&] { return stopped; }, "the stop past the grace"));
+	ASSERT_TRUE(rig.reconciler->leftInFlight());
+
+	rig.world.release(); /* the map returns; the blank device's format comes next */
+	rig.loop.runFor(milliseconds(300));
+	EXPECT_TRUE(rig.world.callTimes(FakeOp::Format).empty())
+		<< "mkfs began after the stop left";
+}
+
+/* mkfs cut short would leave a filesystem half made: the stop waits for it. */
+TEST(Reconciler, ShutdownWaitsForAFormatPastTheGrace)
+{
+	ReconcilerRig rig(1, shortStopGrace());
+	rig.addVolume("a");
+	ASSERT_TRUE(rig.start());
+	rig.world.hold(FakeOp::Format);
+	auto up = std::make_shared<Answer>();
+	ASSERT_TRUE(rig.reconciler->setIntent("a", Intent::Up, replyInto(up)));
+	ASSERT_TRUE(rig.loop.runUntil([&] { return rig.world.held(); }, "the episode to format"));
+
+	bool stopped = false;
+	rig.reconciler->shutdown([&] { stopped = true; });
+	rig.loop.runFor(milliseconds(900));
+	EXPECT_FALSE(stopped) << "stopped during mkfs";
+	rig.world.release();
+	/* Past the grace, the steps after mkfs (a mount) are left, or done first. */
+	ASSERT_TRUE(rig.loop.runUntil([&] { return stopped; }, "the stop once mkfs ended"));
+	EXPECT_TRUE(up->answered());
+}
+
 TEST(Reconciler, RemovedSpecIsForgottenOnceDown)
 {
 	ReconcilerRig rig;
