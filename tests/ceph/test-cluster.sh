@@ -217,6 +217,11 @@ memstore device bytes = $OSD_BYTES
 # memstore saves its data only on a clean shutdown
 osd fast shutdown = false
 osd client watch timeout = $WATCH_TIMEOUT
+# A PG of one OSD is readable for a lease of 0.8 x this grace, renewed as it
+# runs; an OSD paused past its lease (the system suite's SIGSTOPped cluster)
+# may never clear "laggy" and keeps every op waiting for readable
+# (ceph-container #1682, Ceph PR #71663). 60 s: a lease of 48 s.
+osd heartbeat grace = 60
 [mon.a]
 mon data = $DIR/mon/a
 keyring = $DIR/mon/a/keyring
