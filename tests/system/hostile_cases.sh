@@ -313,12 +313,14 @@ cluster_signal() { # cluster_signal SIGNAL: to the test cluster's monitor and OS
 }
 
 # With the cluster stopped (SIGSTOP: no answer, no refusal), nothing that
-# asks the daemon waits for it, and a restart does not wait for an up whose
-# call to the cluster waits out its 30 s bound: the stop leaves it after its
-# 5 s grace (the unit tests show that path).
+# asks the daemon waits for it, and a restart does not wait for c3's first
+# up, whose call to the cluster waits out its 30 s bound: the stop leaves it
+# after its 5 s grace, and the journal names it.
 case_hostile_stuck_cluster() {
+	local since
 	spec c1
 	spec c2
+	spec c3
 	start_units rbd-volume@c1.service rbd-volume@c2.service
 	trap 'cluster_signal CONT 2>/dev/null || true' EXIT
 	cluster_signal STOP
@@ -327,10 +329,15 @@ case_hostile_stuck_cluster() {
 	run_within 2000 ctl plan c2
 	answers_within 2000 ctl up c2
 	answers_within 2000 ctl status c1
+	run_within 2000 ctl up --no-wait c3
+	wait_for 5 test "$(vol_field c3 busy)" = true || fail "c3's up is not running"
+	since=$(in_ct date '+%Y-%m-%d %H:%M:%S')
 	run_within 10000 in_ct systemctl restart rbd-volumed.service
+	in_ct journalctl -q -o cat -u rbd-volumed.service --since "$since" |
+		grep -q "volume 'c3': left in flight at stop" || fail "the stop did not say it left c3's up running"
 	run_within 2000 ctl status
 	cluster_signal CONT
-	wait_for 30 all_phases_are up c1 c2 || fail "not up after the cluster came back: $(not_in_phase up c1 c2)"
+	wait_for 30 all_phases_are up c1 c2 c3 || fail "not up after the cluster came back: $(not_in_phase up c1 c2 c3)"
 }
 
 # The daemon killed at a moment of a mapper unit's job, from the unit itself:
