@@ -68,7 +68,8 @@ _rbd_volumectl()
 
 	local options=""
 	case $verb in
-	up | down) options="--no-wait --timeout --progress --verbose" ;;
+	up) options="--no-wait --timeout --progress --verbose" ;;
+	down) options="--no-wait --timeout --progress --verbose --if-start-cancelled" ;;
 	reconcile) options="--timeout --progress --verbose" ;;
 	reload) options="--timeout --verbose" ;;
 	list) options="--json --no-legend" ;;

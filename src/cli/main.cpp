@@ -63,11 +63,14 @@ struct Option {
 	std::string_view text;
 };
 
-constexpr std::array<Option, 16> Options = { {
+constexpr std::array<Option, 17> Options = { {
 	{ "--json", "check, plan, list, status, monitor",
 	  "print JSON (docs/cli.md has the schema)" },
 	{ "--no-legend", "list", "print the rows without the header line" },
 	{ "--no-wait", "up, down", "return once rbd-volumed accepted the intent" },
+	{ "--if-start-cancelled", "down",
+	  "do nothing unless systemd stopped the unit while its\nstart ran (rbd-volume@.service's "
+	  "ExecStopPost=)" },
 	{ "--timeout SECONDS", "up, down, reconcile, reload",
 	  "stop waiting after SECONDS\n(0, the default: wait as long as it takes)" },
 	{ "--progress", "up, down, reconcile",

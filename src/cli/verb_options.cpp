@@ -24,8 +24,9 @@ struct FlagOption {
 	VerbOption option;
 };
 
-constexpr std::array<FlagOption, 8> Flags = { {
+constexpr std::array<FlagOption, 9> Flags = { {
 	{ "--json", OptionJson },
+	{ "--if-start-cancelled", OptionIfStartCancelled },
 	{ "--no-legend", OptionNoLegend },
 	{ "--no-wait", OptionNoWait },
 	{ "--progress", OptionProgress },
@@ -76,6 +77,9 @@ void setFlag(VerbOptions &options, VerbOption option)
 		break;
 	case OptionNoLegend:
 		options.legend = false;
+		break;
+	case OptionIfStartCancelled:
+		options.ifStartCancelled = true;
 		break;
 	case OptionTimeout:
 	case OptionOutput:

@@ -15,14 +15,15 @@ namespace rbdvolume::cli {
 
 /* Which options a verb takes; or-ed together. */
 enum VerbOption : unsigned {
-	OptionJson = 1U << 0,	  /* --json */
-	OptionNoWait = 1U << 1,	  /* --no-wait */
-	OptionTimeout = 1U << 2,  /* --timeout SECONDS, --timeout=SECONDS */
-	OptionProgress = 1U << 3, /* --progress */
-	OptionVerbose = 1U << 4,  /* -v, --verbose */
-	OptionQuiet = 1U << 5,	  /* -q, --quiet */
-	OptionNoLegend = 1U << 6, /* --no-legend */
-	OptionOutput = 1U << 7,	  /* --output FILE, --output=FILE */
+	OptionJson = 1U << 0,		  /* --json */
+	OptionNoWait = 1U << 1,		  /* --no-wait */
+	OptionTimeout = 1U << 2,	  /* --timeout SECONDS, --timeout=SECONDS */
+	OptionProgress = 1U << 3,	  /* --progress */
+	OptionVerbose = 1U << 4,	  /* -v, --verbose */
+	OptionQuiet = 1U << 5,		  /* -q, --quiet */
+	OptionNoLegend = 1U << 6,	  /* --no-legend */
+	OptionOutput = 1U << 7,		  /* --output FILE, --output=FILE */
+	OptionIfStartCancelled = 1U << 8, /* --if-start-cancelled */
 };
 
 struct VerbOptions {
@@ -32,9 +33,10 @@ struct VerbOptions {
 	bool progress = false;
 	bool verbose = false;
 	bool quiet = false;
-	bool legend = true;	     /* a table's header line */
-	uint64_t timeoutSeconds = 0; /* 0: wait as long as it takes */
-	std::string output;	     /* --output's file; "" for stdout */
+	bool legend = true;	       /* a table's header line */
+	uint64_t timeoutSeconds = 0;   /* 0: wait as long as it takes */
+	std::string output;	       /* --output's file; "" for stdout */
+	bool ifStartCancelled = false; /* down from ExecStopPost=: only after a cancelled start */
 };
 
 /* `args` parsed, accepting the options in `allowed`; "--" ends the options. */

@@ -15,6 +15,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/offline_down.hpp"
 #include "cli/unit_progress.hpp"
+#include "cli/unit_stop.hpp"
 #include "cli/verb_options.hpp"
 #include "cli/verbs.hpp"
 #include "cli/waiting_unit.hpp"
@@ -25,8 +26,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::string_view Synopsis =
+constexpr std::string_view UpSynopsis =
 	"NAME... [--no-wait] [--timeout SECONDS] [--progress] [--verbose]";
+constexpr std::string_view DownSynopsis =
+	"NAME... [--no-wait] [--timeout SECONDS] [--progress] [--verbose] [--if-start-cancelled]";
 
 /*
  * A daemon that went away mid-call (killed, restarted) is asked again for
@@ -158,13 +161,18 @@ Result<void> cancelWaitingUnit(const std::string &name)
 /* `verb` is "up" or "down"; `member` the Manager method it calls. */
 int runVerb(std::string_view verb, const char *member, std::span<const std::string_view> args)
 {
+	const bool down = verb == "down";
+	const std::string_view synopsis = down ? DownSynopsis : UpSynopsis;
 	const auto options = parseVerbOptions(args, OptionNoWait | OptionTimeout | OptionProgress |
-							    OptionVerbose);
+							    OptionVerbose |
+							    (down ? OptionIfStartCancelled : 0U));
 	if (!options)
-		return usageError(verb, options.error().message, Synopsis);
+		return usageError(verb, options.error().message, synopsis);
 	const auto names = volumeNames(*options, true);
 	if (!names)
-		return usageError(verb, names.error().message, Synopsis);
+		return usageError(verb, names.error().message, synopsis);
+	if (options->ifStartCancelled && !startWasCancelled())
+		return ExitOk; /* the unit's ExecStop= took it down, or its start failed */
 
 	bus::WaitSettings settings;
 	settings.timeoutSeconds = options->timeoutSeconds;
@@ -187,10 +195,10 @@ int runVerb(std::string_view verb, const char *member, std::span<const std::stri
 	for (const std::string &name : *names) {
 		settings.volume = name;
 		/* Before the down, and after it too: a try that ran meanwhile may wait to restart now. */
-		Result<void> done = verb == "down" ? cancelWaitingUnit(name) : Result<void>{};
+		Result<void> done = down ? cancelWaitingUnit(name) : Result<void>{};
 		if (done)
 			done = setIntent(member, name, options->wait, settings);
-		if (done && verb == "down")
+		if (done && down)
 			done = cancelWaitingUnit(name);
 		if (!done) {
 			if (options->wait && verb == "up" && names->size() == 1)

@@ -20,6 +20,7 @@ SYS_CASES=(
 	metrics_for_node_exporter
 	invalid_spec_reported
 	down_stops_waiting_unit
+	stop_during_start
 	shutdown_clean
 )
 
@@ -555,6 +556,28 @@ case_down_stops_waiting_unit() {
 	[ "$(unit_prop rbd-volume@away.service SubState)" = dead ] ||
 		fail "rbd-volume@away is $(unit_prop rbd-volume@away.service SubState) after the down"
 	expect_phase away down
+}
+
+# A systemctl stop while the unit's start still runs (its up waits on a
+# monitor nobody serves) kills the up and runs no ExecStop=: ExecStopPost=
+# sets the intent down, so nothing brings the volume up behind the stopped
+# unit, and the stop returns with the volume down.
+case_stop_during_start() {
+	write_spec cut
+	in_ct sed -i 's|^\[cluster\]$|[cluster]\nmonitors = ["127.0.0.1:9"]|' /etc/rbd-volume/volumes/cut.toml
+	wait_for 10 ctl status cut || fail "rbd-volumed did not pick up the spec of cut within 10 s"
+	on_node systemctl start --no-block rbd-volume@cut.service
+	wait_for 10 unit_in_sub_state rbd-volume@cut.service start ||
+		fail "rbd-volume@cut is not starting: $(unit_prop rbd-volume@cut.service SubState)"
+	wait_for 10 test "$(vol_field cut intent)" = up || fail "the start did not set the intent up"
+	on_node systemctl stop rbd-volume@cut.service || fail "systemctl stop rbd-volume@cut failed"
+	# systemd 252 calls a oneshot start cut short by its stop failed ('signal')
+	case $(unit_prop rbd-volume@cut.service SubState) in
+	dead | failed) ;;
+	*) fail "rbd-volume@cut is $(unit_prop rbd-volume@cut.service SubState) after the stop" ;;
+	esac
+	[ "$(vol_field cut intent)" = down ] || fail "the intent of cut is '$(vol_field cut intent)' after the stop"
+	expect_phase cut down
 }
 
 unit_in_sub_state() { [ "$(unit_prop "$1" SubState)" = "$2" ]; } # unit_in_sub_state UNIT STATE
