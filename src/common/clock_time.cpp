@@ -17,4 +17,15 @@ std::string clockTime(std::chrono::system_clock::time_point when)
 	return text.data();
 }
 
+std::string utcTime(std::chrono::system_clock::time_point when)
+{
+	const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
+	std::tm parts{};
+	std::array<char, 32> text{};
+	if (gmtime_r(&seconds, &parts) == nullptr ||
+	    std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &parts) == 0)
+		return "?";
+	return text.data();
+}
+
 } /* namespace rbdvolume */

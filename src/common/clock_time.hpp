@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* clockTime(): a moment as the host's clock shows it, for messages. */
+/* clockTime(), utcTime(): a moment as the host's clock shows it, for messages and records. */
 #pragma once
 
 #include <chrono>
@@ -9,5 +9,8 @@ namespace rbdvolume {
 
 /* "10:02:03", local time; "?" when it cannot be told. */
 std::string clockTime(std::chrono::system_clock::time_point when);
+
+/* "2026-12-01T10:02:03Z", for records other hosts read; "?" when it cannot be told. */
+std::string utcTime(std::chrono::system_clock::time_point when);
 
 } /* namespace rbdvolume */

@@ -3,9 +3,9 @@
 
 #include <charconv>
 #include <functional>
-#include <unistd.h>
 
 #include "common/char_class.hpp"
+#include "common/host_name.hpp"
 #include "common/paths.hpp"
 
 namespace rbdvolume::csi {
@@ -35,14 +35,6 @@ const char *const ShimUsage =
 	"  --help, --version\n";
 
 namespace {
-
-std::string hostName()
-{
-	char name[256] = {};
-	if (gethostname(name, sizeof name - 1) != 0)
-		return {};
-	return name;
-}
 
 Result<int64_t> number(const std::string &flag, const std::string &text, int64_t min, int64_t max)
 {
