@@ -105,6 +105,8 @@ struct ProbeResult {
 	std::string type; /* "ext4", "xfs", "dos", "gpt", "crypto_LUKS", ...; or the failure */
 	uint64_t deviceBytes = 0;     /* 0 when unknown */
 	uint64_t filesystemBytes = 0; /* what an ext4 or xfs superblock spans; 0 when unknown */
+	/* the signature's UUID, when it has one */
+	std::string uuid = {}; // NOLINT(readability-redundant-member-init)
 
 	/* The device carries exactly this filesystem. */
 	bool shows(const std::string &fsType) const

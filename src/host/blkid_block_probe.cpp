@@ -33,7 +33,8 @@ ProbePtr openProbe(const std::string &device)
 	if (!probe)
 		return probe;
 	blkid_probe_enable_superblocks(probe.get(), 1);
-	blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+							       BLKID_SUBLKS_UUID);
 	blkid_probe_enable_partitions(probe.get(), 1);
 	blkid_probe_set_partitions_flags(probe.get(), BLKID_PARTS_MAGIC);
 	return probe;
@@ -168,7 +169,8 @@ ProbeResult probeNow(const std::string &device)
 		if (type.empty())
 			type = "unknown";
 		const uint64_t fsBytes = filesystemBytes(blkid_probe_get_fd(probe.get()), type);
-		return ProbeResult{ ProbeKind::Signature, type, deviceBytes, fsBytes };
+		return ProbeResult{ ProbeKind::Signature, type, deviceBytes, fsBytes,
+				    value(probe.get(), "UUID") };
 	}
 	case -2:
 		return ProbeResult{ ProbeKind::Ambivalent, allSignatures(device), deviceBytes, 0 };

@@ -287,11 +287,14 @@ TEST_F(LoopFixture, ProbeSeesBlankThenFilesystem)
 	BlkidBlockProbe probe;
 	constexpr uint64_t Size = uint64_t{ 512 } << 20;
 	EXPECT_EQ(probe.probe(device_), (ProbeResult{ ProbeKind::Blank, "", Size, 0 }));
-	runOk({ "/usr/sbin/mkfs.xfs", "-q", device_ });
-	EXPECT_EQ(probe.probe(device_), (ProbeResult{ ProbeKind::Signature, "xfs", Size, Size }));
-	runOk({ "/usr/sbin/mkfs.ext4", "-q", "-F", device_, "100M" });
+	const std::string xfsUuid = "0f3c2a5e-8b1d-4c6f-9a7e-2d4b6c8e0a12";
+	runOk({ "/usr/sbin/mkfs.xfs", "-q", "-m", "uuid=" + xfsUuid, device_ });
 	EXPECT_EQ(probe.probe(device_),
-		  (ProbeResult{ ProbeKind::Signature, "ext4", Size, uint64_t{ 100 } << 20 }));
+		  (ProbeResult{ ProbeKind::Signature, "xfs", Size, Size, xfsUuid }));
+	const std::string ext4Uuid = "9a1e7c3b-5d2f-4e8a-b6c4-1f3e5a7c9b20";
+	runOk({ "/usr/sbin/mkfs.ext4", "-q", "-F", "-U", ext4Uuid, device_, "100M" });
+	EXPECT_EQ(probe.probe(device_), (ProbeResult{ ProbeKind::Signature, "ext4", Size,
+						      uint64_t{ 100 } << 20, ext4Uuid }));
 	auto size = probe.deviceSize(device_);
 	ASSERT_TRUE(size);
 	EXPECT_EQ(*size, Size);
