@@ -2,7 +2,11 @@
 #include "engine/executor.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
+
+#include "common/host_name.hpp"
+#include "engine/format_marker.hpp"
 
 namespace rbdvolume {
 
@@ -69,6 +73,8 @@ private:
 	void resolvePendingMap();
 	void forgetTarget(const std::string &path);
 	DeviceContents contentsBeforeFormat();
+	Result<void> refuseIfMade(const std::string &dev, std::initializer_list<const char *> keys);
+	void keepMade(const char *key, const std::string &dev, const std::string &type);
 	/* One probe per device per run: nothing between two steps writes a signature but mkfs. */
 	ProbeResult probeOnce(const std::string &device)
 	{
@@ -107,6 +113,46 @@ DeviceContents Run::contentsBeforeFormat()
 		return DeviceContents::Zeroes;
 	auto unwritten = host_.images.readsZeroes(image_);
 	return unwritten && *unwritten ? DeviceContents::Zeroes : DeviceContents::Unknown;
+}
+
+/*
+ * What any host recorded in the image that it made there: a blank read of
+ * `dev` now is a lost filesystem or header, never an invitation. A record
+ * that cannot be read refuses as well.
+ */
+Result<void> Run::refuseIfMade(const std::string &dev, std::initializer_list<const char *> keys)
+{
+	std::vector<MadeRecord> records;
+	for (const char *key : keys) {
+		auto marker = host_.images.metadata(image_, key);
+		if (!marker)
+			return fail(marker.error().code,
+				    "cannot read " + std::string(key) + " in the metadata of " +
+					    spec_.image.display() + ": " + marker.error().message +
+					    "; not writing to " + dev,
+				    marker.error().sysErrno);
+		if (*marker)
+			records.push_back(MadeRecord{ key, **marker });
+	}
+	if (!records.empty())
+		return fail(Errc::Conflict, markedButBlank(spec_.image, dev, records));
+	return {};
+}
+
+/*
+ * Keeps what this run just made on `dev` in the image's metadata, for every
+ * host after. Not kept (an exclusive mapping of another client refuses the
+ * lock the write needs), the step line says so; this host's record still
+ * guards the image.
+ */
+void Run::keepMade(const char *key, const std::string &dev, const std::string &type)
+{
+	/* The host's name and the clock are read here: neither is I/O a port would bound. */
+	const ProbeResult made = probeOnce(dev);
+	const std::string marker = formatMarker(type, made.shows(type) ? made.uuid : std::string(),
+						hostName(), std::chrono::system_clock::now());
+	if (auto kept = host_.images.setMetadata(image_, key, marker); !kept)
+		detail_ += "; not recorded in the image (" + kept.error().message + ")";
 }
 
 /* A change that happened but cannot be recorded is uncertain: our record lags the host. */
@@ -257,6 +303,11 @@ Result<Change> Run::operator()(const FormatStep &s)
 		return fail(Errc::Conflict, dev + " is blank and the spec says format = never");
 	if (spec_.readOnly())
 		return fail(Errc::Conflict, dev + " is blank and the volume is read-only");
+	/* Through LUKS the header is ours; on the image itself, either record forbids mkfs. */
+	auto unmade = spec_.encryption ? refuseIfMade(dev, { FormattedKey })
+				       : refuseIfMade(dev, { EncryptedKey, FormattedKey });
+	if (!unmade)
+		return tl::make_unexpected(unmade.error());
 
 	probedDevice_.clear(); /* mkfs changes what a probe sees */
 	auto formatted = host_.filesystems.format(dev, fs, contentsBeforeFormat());
@@ -265,6 +316,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 		if (formatted.error().uncertain() && host_.probe.probe(dev).shows(wanted)) {
 			record_.formatted = true;
 			(void)save();
+			keepMade(FormattedKey, dev, wanted);
 		}
 		return tl::make_unexpected(formatted.error());
 	}
@@ -274,7 +326,9 @@ Result<Change> Run::operator()(const FormatStep &s)
 	/* A fresh filesystem fills the device; unknown size only costs a no-op grow later. */
 	if (auto size = host_.probe.deviceSize(dev))
 		record_.sizedBytes = *size;
-	return saved(Change::Changed);
+	auto stored = saved(Change::Changed);
+	keepMade(FormattedKey, dev, wanted);
+	return stored;
 }
 
 /*
@@ -335,6 +389,12 @@ Result<Change> Run::operator()(const LuksFormatStep &s)
 							    "'; refusing to encrypt over it");
 		if (!record_.luksPending)
 			return Change::Unchanged;
+		/* The image's record is written only once a format is over: nothing to finish. */
+		if (auto marker = host_.images.metadata(image_, EncryptedKey); marker && *marker) {
+			record_.luksPending = false;
+			record_.luksFormatted = true;
+			return saved(Change::Unchanged);
+		}
 		break; /* our header: finish its format */
 	case ProbeKind::Ambivalent:
 		return fail(Errc::Conflict, dev + " shows more than one signature (" + probe.type +
@@ -361,6 +421,9 @@ Result<Change> Run::operator()(const LuksFormatStep &s)
 			    dev + " is blank and the " +
 				    (neverFormat ? std::string("spec says format = never")
 						 : std::string("volume is read-only")));
+	/* A header cut short is finished unasked only when no record says one was made. */
+	if (auto unmade = refuseIfMade(dev, { EncryptedKey, FormattedKey }); !unmade)
+		return tl::make_unexpected(unmade.error());
 
 	record_.luksPending = true;
 	if (auto stored = save(); !stored)
@@ -372,7 +435,9 @@ Result<Change> Run::operator()(const LuksFormatStep &s)
 	detail_ = std::move(*made);
 	record_.luksPending = false;
 	record_.luksFormatted = true;
-	return saved(Change::Changed);
+	auto stored = saved(Change::Changed);
+	keepMade(EncryptedKey, dev, LuksSignature);
+	return stored;
 }
 
 /* The mapping's name is our marker: nothing but the kernel's table needs to remember it. */

@@ -27,6 +27,8 @@ const char *fakeOpName(FakeOp op)
 		{ FakeOp::LuksOpen, "luks-open" },
 		{ FakeOp::LuksClose, "luks-close" },
 		{ FakeOp::LuksGrow, "luks-grow" },
+		{ FakeOp::Metadata, "metadata" },
+		{ FakeOp::SetMetadata, "set-metadata" },
 	};
 	return names.at(op);
 }
@@ -429,7 +431,8 @@ ProbeResult FakeWorld::probe(const std::string &device)
 		return ProbeResult{ ProbeKind::Data, "non-zero bytes at offset 0", image->size, 0 };
 	if (image->signature.empty())
 		return ProbeResult{ ProbeKind::Blank, "", image->size, 0 };
-	return ProbeResult{ ProbeKind::Signature, image->signature, image->size, image->fsSize };
+	return ProbeResult{ ProbeKind::Signature, image->signature, image->size, image->fsSize,
+			    FakeUuidPrefix + image->signature };
 }
 
 Result<std::vector<MappedImage>> FakeWorld::list()
@@ -588,6 +591,8 @@ void FakeWorld::setUsers(const ImageSpec &image, std::vector<std::string> client
 Result<std::optional<std::string>> FakeWorld::metadata(const ImageRequest &request,
 						       const std::string &key)
 {
+	if (fault(FakeOp::Metadata))
+		return faultError(FakeOp::Metadata);
 	const auto it = images_.find(request.image.display());
 	if (it == images_.end())
 		return fail(Errc::NotFound, "image " + request.image.display() + " does not exist");
@@ -600,10 +605,16 @@ Result<std::optional<std::string>> FakeWorld::metadata(const ImageRequest &reque
 Result<void> FakeWorld::setMetadata(const ImageRequest &request, const std::string &key,
 				    const std::string &value)
 {
+	const Fault *f = fault(FakeOp::SetMetadata);
+	if (f && !f->effect)
+		return faultError(FakeOp::SetMetadata);
 	const auto it = images_.find(request.image.display());
 	if (it == images_.end())
 		return fail(Errc::NotFound, "image " + request.image.display() + " does not exist");
 	it->second.metadata[key] = value;
+	log_.push_back("set-metadata " + request.image.display() + " " + key);
+	if (f)
+		return faultError(FakeOp::SetMetadata);
 	return {};
 }
 

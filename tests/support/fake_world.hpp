@@ -43,6 +43,8 @@ enum class FakeOp : uint8_t {
 	LuksOpen,
 	LuksClose,
 	LuksGrow,
+	Metadata,
+	SetMetadata,
 };
 
 struct FakeImage {
@@ -58,6 +60,9 @@ struct FakeImage {
 	std::shared_ptr<FakeImage> inner;
 	std::string key;
 };
+
+/* What a probe gives as the UUID of a signature: this, then the signature's type. */
+inline const std::string FakeUuidPrefix = "uuid-of-";
 
 /* LUKS2 reserves this much at the start of the device for its header. */
 constexpr uint64_t FakeLuksHeaderBytes = uint64_t{ 16 } << 20;
@@ -96,6 +101,11 @@ public:
 	void resizeImage(const ImageSpec &image, uint64_t bytes);
 	const FakeImage &image(const ImageSpec &image) const { return images_.at(image.display()); }
 	std::string signature(const ImageSpec &image) const;
+	/* The image's metadata, as `rbd image-meta` would change it. */
+	std::map<std::string, std::string> &metadataOf(const ImageSpec &image)
+	{
+		return images_.at(image.display()).metadata;
+	}
 	/* Maps as someone else would; returns the device. */
 	std::string mapForeign(const ImageSpec &image, bool readOnly = false);
 	void mountForeign(const std::string &target, const std::string &device,

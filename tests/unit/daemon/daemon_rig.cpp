@@ -213,6 +213,20 @@ Result<bool> SafeWorld::readsZeroes(const ImageRequest &spec)
 	return FakeWorld::readsZeroes(spec);
 }
 
+Result<std::optional<std::string>> SafeWorld::metadata(const ImageRequest &spec,
+						       const std::string &key)
+{
+	const Call call(*this, std::nullopt, "");
+	return FakeWorld::metadata(spec, key);
+}
+
+Result<void> SafeWorld::setMetadata(const ImageRequest &spec, const std::string &key,
+				    const std::string &value)
+{
+	const Call call(*this, std::nullopt, "");
+	return FakeWorld::setMetadata(spec, key, value);
+}
+
 Result<std::string> SafeWorld::format(const std::string &device, const FilesystemSpec &fs,
 				      DeviceContents contents)
 {

@@ -85,6 +85,10 @@ public:
 	Result<ImageChange> ensureImage(const ImageRequest &spec) override;
 	Result<void> checkSoleWriter(const ImageRequest &spec) override;
 	Result<bool> readsZeroes(const ImageRequest &spec) override;
+	Result<std::optional<std::string>> metadata(const ImageRequest &spec,
+						    const std::string &key) override;
+	Result<void> setMetadata(const ImageRequest &spec, const std::string &key,
+				 const std::string &value) override;
 	Result<std::string> format(const std::string &device, const FilesystemSpec &fs,
 				   DeviceContents contents) override;
 	Result<std::string> check(const std::string &device, const FilesystemSpec &fs) override;
