@@ -9,9 +9,10 @@ KG_CASES+=(krbd_stage_publish krbd_options_noudev krbd_busy_unmap krbd_online_gr
 
 # An ext4 and an xfs volume through their units: mapped by the kernel (through
 # rbd-volumed's own write to /sys/bus/rbd), udev's links, found again by a
-# restarted daemon, data across down/up, one mapping.
+# restarted daemon, data across down/up, one mapping; the ext4 one, blanked
+# by hand, is never formatted again (formatted_stays_formatted).
 case_krbd_stage_publish() {
-	local v sum_e sum_x before config
+	local v sum_e sum_x before config uuid
 	in_guest modprobe rbd
 	kspec ke krbd ext4
 	kspec kx krbd xfs size=320M # mkfs.xfs needs more than 300 MB
@@ -52,6 +53,51 @@ case_krbd_stage_publish() {
 	start_units rbd-volume@ke.service rbd-volume@kx.service
 	[ "$(read_sum ke data)" = "$sum_e" ] || fail "ext4 data changed across down/up"
 	[ "$(read_sum kx data)" = "$sum_x" ] || fail "xfs data changed across down/up"
+	uuid=$(in_guest blkid -s UUID -o value "$(device_of ke)")
+	stop_units rbd-volume@ke.service rbd-volume@kx.service
+	formatted_stays_formatted ke "$uuid"
+}
+
+# blank_by_hand NAME: every block of NAME's image discarded by the cluster's
+# admin, on this machine (natively: no map in the guest): it reads zeroes
+blank_by_hand() {
+	on_cluster /usr/bin/python3 -c '
+import os, sys, rados, rbd
+with rados.Rados(conffile=os.environ["CEPH_CONF"]) as cluster:
+    with cluster.open_ioctx(sys.argv[1]) as ioctx:
+        with rbd.Image(ioctx, sys.argv[2]) as image:
+            image.discard(0, image.size())' "$CEPH_POOL" "$1" || fail "cannot discard image $1"
+}
+
+# refused_blank NAME TEXT: NAME's image reads zeroes, no extent written;
+# `up NAME` fails, a condition of NAME holds TEXT, nothing is mounted, and
+# after `down` the image still has no extent: nothing was written to it
+refused_blank() {
+	[ "$(on_cluster rbd diff --format json "$CEPH_POOL/$1")" = "[]" ] || fail "image $1 has data"
+	! ctl up "$1" >/dev/null 2>&1 || fail "$1 came up over a lost filesystem"
+	vol_field "$1" conditions | grep -qF -- "$2" ||
+		fail "$1's conditions do not say '$2': $(vol_field "$1" conditions)"
+	sys_log "$1: $(vol_field "$1" conditions | cut -c1-240)"
+	[ -z "$(mounts_of "$1")" ] || fail "something of $1 was mounted: $(mounts_of "$1")"
+	ctl down "$1" >/dev/null || fail "down $1 failed"
+	[ "$(on_cluster rbd diff --format json "$CEPH_POOL/$1")" = "[]" ] ||
+		fail "image $1 was written: $(on_cluster rbd diff "$CEPH_POOL/$1" | head -n 3)"
+}
+
+# formatted_stays_formatted NAME UUID: NAME, down, was formatted by
+# rbd-volume with ext4 UUID: its image's metadata says so. With this host's
+# own record of the format gone (it lives in /run: a reboot, or another
+# host) and every block discarded, the up is refused by the image's record
+# and nothing is written. (A first MiB zeroed by hand is refused before:
+# ext4's backup superblocks are data to the probe, as in krbd_safety_matrix.)
+formatted_stays_formatted() {
+	local made
+	made=$(on_cluster rbd image-meta get "$CEPH_POOL/$1" rbd-volume.formatted) ||
+		fail "$1's image keeps no rbd-volume.formatted"
+	[[ $made == "ext4 uuid=$2 host="*" time="* ]] || fail "$1's record: '$made' (its ext4's UUID: $2)"
+	in_guest rm -f "/run/rbd-volume/owned/$1"
+	blank_by_hand "$1"
+	refused_blank "$1" "(metadata rbd-volume.formatted) on $CEPH_POOL/$1, but /dev/rbd"
 }
 
 # map.krbd.options reach the kernel (sysfs config_info); with noudev the map
