@@ -72,6 +72,10 @@ kg_start_cluster() {
 	[ -n "$CEPH_CONF" ] && [ -n "$CEPH_TEST_KEYRING" ]
 }
 
+# The cluster's daemons stopped cleanly (memstore saves its data to its
+# directory): kg_start_cluster starts them again, the data kept.
+kg_stop_cluster() { "$SYS_CLUSTER" stop "$SYS_WORK/ceph" 2>>"$SYS_WORK/cluster.log"; }
+
 # The build, installed into the guest's root (RAM), and the cluster's client
 # configuration at /etc/ceph/ceph.conf (run dir and logs inside the guest).
 kg_install() {

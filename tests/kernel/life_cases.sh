@@ -5,6 +5,7 @@
 # guest's root disk keeps /etc and /var across its reboots; /run does not.
 
 KG_CASES+=(life_poweroff_power_cut life_network_cut life_shutdown_cut_off life_pool_full)
+KG_NAMED_CASES+=(life_shutdown_cluster_stopped life_network_cut_long)
 
 # life_volumes P: three volumes enabled for boot and started: Pk (krbd,
 # ext4), Pn (nbd, xfs) and Pc (krbd, ext4 in LUKS2); and a service that
@@ -175,11 +176,7 @@ case_life_poweroff_power_cut() {
 		fail "a volume's filesystem was recovered at boot after a clean poweroff"
 	for v in "${LIFE_VOLUMES[@]}"; do stopped_before_volume "$v"; done
 
-	for v in "${LIFE_VOLUMES[@]}"; do
-		in_guest rm -f "/srv/$v/acked"
-		rm -f "$SYS_WORK/vm/acked-$v"
-		start_acked_writer "$v"
-	done
+	new_acked_writers "${LIFE_VOLUMES[@]}"
 	sleep 3
 	kg_power_cut
 	sys_log "power cut with three writers" \
@@ -289,13 +286,68 @@ boot_without_cluster() {
 boot_finished() { [ "$(in_guest systemctl show -P FinishTimestampMonotonic)" -gt 0 ]; }
 seconds_of() { echo "$(($1 / 1000000)).$(($1 / 100000 % 10))"; } # seconds_of USEC: "12.3"
 
-publish_mount_ids() { in_guest findmnt -rn -o ID,TARGET | grep -E ' /srv/w[kn]$' | sort | tr '\n' ' '; }
+# publish_mount_ids RE: the mount IDs of /srv/NAME for each NAME that RE matches
+publish_mount_ids() { in_guest findmnt -rn -o ID,TARGET | grep -E " /srv/($1)\$" | sort | tr '\n' ' '; }
 
 # What the block layer counts for a device (stat, and reads and writes in flight).
 block_counters() {
 	# shellcheck disable=SC2016 # expanded in the guest
 	in_guest sh -c 'echo "$1: $(tr -s " " <"/sys/block/$1/stat") in flight: $(tr -s " " <"/sys/block/$1/inflight")"' \
 		block_counters "$1"
+}
+
+# link_cut SECONDS PAUSE VOLUME...: the guest's link to the cluster down for
+# SECONDS, rbd-volumectl status timed every PAUSE s or so (CUT_TIMES, ms);
+# CUT_STALLED[V]: when VOLUME V first showed IoStalled ("no answer from the
+# cluster since ..."); CUT_FAILED[V]: when V's writer first counted an error.
+# The block layer's counters of each device 15 s into the cut are logged.
+link_cut() {
+	local seconds=$1 pause=$2 v started errors counted=0 counters
+	shift 2
+	CUT_TIMES=()
+	declare -gA CUT_STALLED=() CUT_FAILED=()
+	in_guest ip link set eth0 down
+	started=$SECONDS
+	while ((SECONDS - started < seconds)); do
+		CUT_TIMES+=("$(ctl_ms status)")
+		if ((counted == 0 && SECONDS - started >= 15)); then
+			counted=1 counters=""
+			for v in "$@"; do counters+="$(block_counters "$(basename "$(device_of "$v")")"); "; done
+			sys_log "after 15 s: $counters"
+		fi
+		for v in "$@"; do
+			[ -n "${CUT_STALLED[$v]:-}" ] ||
+				! vol_condition "$v" IoStalled "no answer from the cluster since" ||
+				CUT_STALLED[$v]=$((SECONDS - started))
+			[ -z "${CUT_FAILED[$v]:-}" ] || continue
+			errors=$(writes_of "$v" | cut -d' ' -f2)
+			[ "$errors" = 0 ] || CUT_FAILED[$v]=$((SECONDS - started))
+		done
+		sleep "$pause"
+	done
+	in_guest ip link set eth0 up
+}
+
+# status_answered WHAT: every status call of the last cut within 2 s under
+# emulation, their median within 1 s
+status_answered() {
+	local ms median
+	sys_log "$1: status took $(printf '%s\n' "${CUT_TIMES[@]}" | sort -n | tr '\n' ' ')ms"
+	median=$(printf '%s\n' "${CUT_TIMES[@]}" | sort -n | sed -n "$(((${#CUT_TIMES[@]} + 1) / 2))p")
+	for ms in "${CUT_TIMES[@]}"; do
+		((ms < 2000)) || fail "rbd-volumectl status took $ms ms while the link was down ($1)"
+	done
+	((median < 1000)) || fail "rbd-volumectl status took $median ms (the median) while the link was down ($1)"
+}
+
+# stalled_then_up NAME: the journal's record of NAME: up, then stalled
+# (IoStalled's id), then up again (VolumeUp's)
+stalled_then_up() {
+	local lines
+	lines=$(in_guest journalctl -q -o cat MESSAGE_ID=4e00908bc33c4ffdb1990302e2924d6a \
+		MESSAGE_ID=7eb0d271a6b040a898fa189d82c9ab8e RBDV_VOLUME="$1" | sed -E 's/.*(is up|no answer).*/\1/' |
+		tr '\n' ';')
+	[ "$lines" = "is up;no answer;is up;" ] || fail "the journal's lines of $1: $lines"
 }
 
 # The guest's link to the cluster down for 30 s under a synchronous writer on
@@ -306,14 +358,14 @@ block_counters() {
 # The nbd volume's stall hides in a flush that rbd-nbd's librbd cache holds,
 # which the block layer does not count in flight: what it showed is logged.
 case_life_network_cut() {
-	local v started ms mounts times=() counted=0 median lines
+	local v started ms mounts times=() counted=0 median
 	local -A stalled_at=()
 	in_guest modprobe rbd
 	kspec wk krbd ext4
 	kspec wn nbd ext4
 	start_units rbd-volume@wk.service rbd-volume@wn.service
 	wait_up 60 wk wn
-	mounts=$(publish_mount_ids)
+	mounts=$(publish_mount_ids 'w[kn]')
 	start_writer wk
 	start_writer wn
 	in_guest ip link set eth0 down
@@ -345,14 +397,100 @@ case_life_network_cut() {
 		((ms < 2000)) || fail "rbd-volumectl status took $ms ms while the link was down"
 	done
 	((median < 1000)) || fail "rbd-volumectl status took $median ms (the median) while the link was down"
-	[ "$(publish_mount_ids)" = "$mounts" ] ||
-		fail "remounted behind the application's back: $mounts -> $(publish_mount_ids)"
-	# the record: up, then stalled (IoStalled's id), then up again (VolumeUp's)
-	lines=$(in_guest journalctl -q -o cat MESSAGE_ID=4e00908bc33c4ffdb1990302e2924d6a \
-		MESSAGE_ID=7eb0d271a6b040a898fa189d82c9ab8e RBDV_VOLUME=wk | sed -E 's/.*(is up|no answer).*/\1/' |
-		tr '\n' ';')
-	[ "$lines" = "is up;no answer;is up;" ] || fail "the journal's lines of wk: $lines"
+	[ "$(publish_mount_ids 'w[kn]')" = "$mounts" ] ||
+		fail "remounted behind the application's back: $mounts -> $(publish_mount_ids 'w[kn]')"
+	stalled_then_up wk
 	stop_units rbd-volume@wk.service rbd-volume@wn.service
+}
+
+# Run only when named (five minutes of waiting cost CI's budget): the
+# guest's link to the cluster down for 5 minutes under a synchronous writer
+# on a krbd and an nbd volume at their defaults, on a krbd volume mapped
+# with osd_request_timeout=60 and on an nbd volume with io-timeout=60.
+# status answers throughout (every call within 2 s under emulation, the
+# median within 1 s) and the krbd volume at its defaults shows degraded
+# (IoStalled) while its I/O waits. The kernel holds the defaults' I/O for as
+# long as the cluster is away: both writers go on with no error once the
+# link is back, nothing remounted. lt's first request in the cut fails 60 s
+# after it began, and its ext4 shuts (FilesystemErrors); so do lo's writes,
+# once the kernel dropped rbd-nbd's connection for want of an answer.
+case_life_network_cut_long() {
+	local v started mounts
+	in_guest modprobe rbd
+	kspec lk krbd ext4
+	kspec ln nbd ext4
+	kspec lt krbd ext4 krbd='"osd_request_timeout=60"'
+	kspec lo nbd ext4 nbd='"io-timeout=60"'
+	start_units rbd-volume@lk.service rbd-volume@ln.service rbd-volume@lt.service rbd-volume@lo.service
+	wait_up 60 lk ln lt lo
+	mounts=$(publish_mount_ids 'l[knto]')
+	for v in lk ln lt lo; do start_writer "$v"; done
+	link_cut 300 5 lk ln lt lo
+	status_answered "link down 5 min"
+	sys_log "link down 5 min: degraded after ${CUT_STALLED[lk]:-never} s (lk)," \
+		"${CUT_STALLED[ln]:-never} s (ln), ${CUT_STALLED[lt]:-never} s (lt), ${CUT_STALLED[lo]:-never} s (lo);" \
+		"writes failed after ${CUT_FAILED[lt]:-never} s (lt), ${CUT_FAILED[lo]:-never} s (lo)"
+	sys_log "lo at the end of the cut: $(writes_of lo); $(vol_field lo phase) $(vol_field lo conditions);" \
+		"rbd-nbd@lo $(unit_state rbd-nbd@lo.service); kernel: $(in_guest dmesg | grep -E 'nbd[0-9]' | tail -n 5 | tr '\n' ';')"
+	[ -n "${CUT_STALLED[lk]:-}" ] || fail "lk (krbd) was not shown stalled in the cut"
+	[ -z "${CUT_FAILED[lk]:-}${CUT_FAILED[ln]:-}" ] || fail "a writer at the defaults failed in the cut"
+	# its first request in the cut fails 60 s after it began; seen within a pass or two
+	((${CUT_FAILED[lt]:-0} >= 55 && ${CUT_FAILED[lt]:-0} <= 100)) ||
+		fail "lt's writer (osd_request_timeout=60) first failed after ${CUT_FAILED[lt]:-never} s of the cut"
+	started=$SECONDS
+	wait_up 120 lk ln
+	sys_log "up again $((SECONDS - started)) s after the link came back: $(writes_of lk), $(writes_of ln)"
+	wait_for 60 vol_condition lt FilesystemErrors ||
+		fail "lt after its failed writes: $(vol_field lt phase) $(vol_field lt conditions)"
+	sys_log "lt: $(vol_field lt conditions | cut -c1-200)"
+	# io-timeout: the kernel dropped rbd-nbd's connection 60 s into a request,
+	# then failed the device's I/O; ext4 gave up as lt's did
+	[ -n "${CUT_FAILED[lo]:-}" ] || fail "lo's writer (io-timeout=60) saw no error in the cut"
+	wait_for 60 vol_condition lo FilesystemErrors ||
+		fail "lo after its failed writes: $(vol_field lo phase) $(vol_field lo conditions)"
+	sys_log "lo after the cut: $(writes_of lo); $(vol_field lo conditions | cut -c1-200);" \
+		"rbd-nbd@lo $(unit_state rbd-nbd@lo.service)"
+	stop_writer lk
+	stop_writer ln
+	for v in lt lo; do
+		in_guest touch "/run/rbdv-writer-$v.stop"
+		wait_for 120 unit_in_state "rbdv-writer-$v.service" exited || fail "the writer of $v did not finish"
+		in_guest systemctl stop "rbdv-writer-$v.service"
+		in_guest rm -f "/run/rbdv-writer-$v.stop" "/run/rbdv-writer-$v.count"
+	done
+	[ "$(publish_mount_ids 'l[knto]')" = "$mounts" ] ||
+		fail "remounted behind the application's back: $mounts -> $(publish_mount_ids 'l[knto]')"
+	stalled_then_up lk
+	stop_units rbd-volume@lk.service rbd-volume@ln.service rbd-volume@lt.service rbd-volume@lo.service
+}
+
+# shutdown_record FIRST SECOND: the journal of the boot before this one says
+# that rbd-volumed was told of the shutdown, that the nbd device's requests
+# were bounded, and what became of each volume (down, or abandoned)
+shutdown_record() {
+	local v lines abandoned
+	lines=$(in_guest journalctl -b -1 -q -o cat SYSLOG_IDENTIFIER=rbd-volumed |
+		grep -E 'shutting down|fail after shutdown-io|abandoned|is down|failed' | tr '\n' ';')
+	abandoned=$(in_guest journalctl -b -1 -q -o cat MESSAGE_ID=4d0fa4fa68f54920b2f5edb50a2ae1c4 | tr '\n' ';')
+	sys_log "rbd-volumed at that shutdown: $lines"
+	grep -q 'the host is shutting down' <<<"$lines" || fail "rbd-volumed was not told of the shutdown"
+	grep -q 'requests on /dev/nbd0 now fail after shutdown-io' <<<"$lines" ||
+		fail "the nbd device's requests were not bounded at shutdown"
+	for v in "$@"; do
+		grep -q "volume '$v' is down" <<<"$lines" || grep -q "volume '$v'" <<<"$abandoned" ||
+			fail "the journal does not say what became of $v at shutdown"
+	done
+}
+
+# new_acked_writers NAME...: each NAME's records written anew, none left
+# from a writer before
+new_acked_writers() {
+	local v
+	for v in "$@"; do
+		in_guest rm -f "/srv/$v/acked"
+		rm -f "$SYS_WORK/vm/acked-$v"
+		start_acked_writer "$v"
+	done
 }
 
 # The guest's link to the cluster cut 5 s before systemctl poweroff, a
@@ -363,7 +501,7 @@ case_life_network_cut() {
 # again with its link still down (boot_without_cluster); once the link is
 # up, every write acknowledged before the cut is there.
 case_life_shutdown_cut_off() {
-	local v took lines abandoned
+	local v took
 	in_guest modprobe rbd
 	kspec sk krbd ext4 krbd='"osd_request_timeout=20"'
 	kspec sn nbd ext4
@@ -382,21 +520,47 @@ case_life_shutdown_cut_off() {
 	sys_log "systemctl poweroff, the cluster cut off 5 s before: $took" \
 		"(acknowledged: $(acked_of sk), $(acked_of sn))"
 	kg_boot >/dev/null || fail "the guest did not boot again"
-	lines=$(in_guest journalctl -b -1 -q -o cat SYSLOG_IDENTIFIER=rbd-volumed |
-		grep -E 'shutting down|fail after shutdown-io|abandoned|is down|failed' | tr '\n' ';')
-	abandoned=$(in_guest journalctl -b -1 -q -o cat MESSAGE_ID=4d0fa4fa68f54920b2f5edb50a2ae1c4 | tr '\n' ';')
-	sys_log "rbd-volumed at that shutdown: $lines"
-	grep -q 'the host is shutting down' <<<"$lines" || fail "rbd-volumed was not told of the shutdown"
-	grep -q 'requests on /dev/nbd0 now fail after shutdown-io' <<<"$lines" ||
-		fail "the nbd device's requests were not bounded at shutdown"
-	for v in sk sn; do
-		grep -q "volume '$v' is down" <<<"$lines" || grep -q "volume '$v'" <<<"$abandoned" ||
-			fail "the journal does not say what became of $v at shutdown"
-	done
+	shutdown_record sk sn
 	boot_without_cluster sk sn
 	for v in sk sn; do acked_present "$v"; done
 	in_guest systemctl disable --quiet rbd-volume@sk.service rbd-volume@sn.service rbdv-needs-sk.service
 	stop_units rbdv-needs-sk.service rbd-volume@sk.service rbd-volume@sn.service
+}
+
+# Run only when named (its poweroff and boot cost CI's budget): the cluster's
+# daemons stopped 5 s before systemctl poweroff, the guest's link up, so that
+# where life_shutdown_cut_off's cut link was silent the cluster's address
+# now refuses every connection; a synchronous writer on a krbd volume
+# mapped with osd_request_timeout and on an nbd volume at its defaults,
+# both enabled for boot. The guest is off within 180 s and the journal says
+# what became of each volume; the daemons started again, the next boot
+# brings both volumes up with every write acknowledged before the stop.
+case_life_shutdown_cluster_stopped() {
+	local v took
+	in_guest modprobe rbd
+	kspec xk krbd ext4 krbd='"osd_request_timeout=20"'
+	kspec xn nbd ext4
+	in_guest systemctl enable --quiet rbd-volume@xk.service rbd-volume@xn.service
+	start_units rbd-volume@xk.service rbd-volume@xn.service
+	wait_up 60 xk xn
+	new_acked_writers xk xn
+	sleep 3
+	kg_stop_cluster
+	sleep 5
+	in_guest systemctl poweroff --no-block
+	took=$(kg_wait_off 180) || took=""
+	[ -n "$took" ] || kg_power_cut
+	# the cluster back before any verdict: the cases after this one need it
+	kg_start_cluster || fail "the test cluster did not start again: $(tail -n 3 "$SYS_WORK/cluster.log")"
+	[ -n "$took" ] || fail "the guest was not off 180 s after systemctl poweroff, the cluster stopped"
+	sys_log "systemctl poweroff, the cluster's daemons stopped 5 s before: $took" \
+		"(acknowledged: $(acked_of xk), $(acked_of xn))"
+	kg_boot >/dev/null || fail "the guest did not boot again"
+	shutdown_record xk xn
+	wait_up 120 xk xn
+	for v in xk xn; do acked_present "$v"; done
+	in_guest systemctl disable --quiet rbd-volume@xk.service rbd-volume@xn.service
+	stop_units rbd-volume@xk.service rbd-volume@xn.service
 }
 
 # pool_quota BYTES: the test pool's quota (0: none)

@@ -9,8 +9,10 @@
 #
 #   tests/kernel/run.sh BUILD_DIR [CASE...]     every case, or the ones named
 #
-# A figure (KG_FIGURES in figures.sh: stage_times, many_volumes; in
-# side_by_side.sh: beside ceph-csi's node plugin) runs only when named.
+# A case of KG_NAMED_CASES (life_cases.sh: life_shutdown_cluster_stopped,
+# life_network_cut_long) and a figure (KG_FIGURES in figures.sh:
+# stage_times, many_volumes; in side_by_side.sh: beside ceph-csi's node
+# plugin) run only when named.
 #
 # Prints "ok - CASE" or "not ok - CASE: reason" per case (diagnostics on lines
 # starting with '#'), then "N passed, N failed". Exit 0 when all passed, 1 when
@@ -49,6 +51,7 @@ csi_rbd() { on_cluster rbd "$@"; }
 usage() {
 	echo "usage: tests/kernel/run.sh BUILD_DIR [CASE...]" >&2
 	echo "cases: ${KG_CASES[*]}" >&2
+	echo "cases run only when named: ${KG_NAMED_CASES[*]}" >&2
 	echo "figures, run only when named: ${KG_FIGURES[*]}" >&2
 	exit 2
 }
@@ -77,7 +80,7 @@ main() {
 	shift
 	[ -d "$build" ] || usage
 	for name in "$@"; do
-		printf '%s\n' "${KG_CASES[@]}" "${KG_FIGURES[@]}" | grep -qxF -- "$name" || {
+		printf '%s\n' "${KG_CASES[@]}" "${KG_NAMED_CASES[@]}" "${KG_FIGURES[@]}" | grep -qxF -- "$name" || {
 			echo "run.sh: no case '$name'" >&2
 			usage
 		}
