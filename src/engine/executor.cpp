@@ -313,7 +313,7 @@ Result<Change> Run::operator()(const FormatStep &s)
 	auto formatted = host_.filesystems.format(dev, fs, contentsBeforeFormat());
 	if (!formatted) {
 		/* A timed-out mkfs may have run: if our filesystem shows now, it is ours. */
-		if (formatted.error().uncertain() && host_.probe.probe(dev).shows(wanted)) {
+		if (formatted.error().uncertain() && probeOnce(dev).shows(wanted)) {
 			record_.formatted = true;
 			(void)save();
 			keepMade(FormattedKey, dev, wanted);
